@@ -1,0 +1,19 @@
+# vlcomp: vision-language compositionality benchmarks, end to end.
+#   snakemake --cores all                               (embedded default: synthetic world)
+#   snakemake --cores all --configfile config/paper.yaml (paper reproduction, needs network)
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/world.smk"
+include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/score.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        all_tables(),

@@ -1,0 +1,1 @@
+"""Dataset builders and loaders that produce the common image/caption tables."""

@@ -1,0 +1,1 @@
+"""Text-to-image backends and automatic filters for generated negative images."""

@@ -1,0 +1,54 @@
+"""Atomic, deterministic file writers: temp file in the same folder, then ``os.replace``."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; move it into place only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix,
+                               dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write a DataFrame to Parquet atomically (no index)."""
+    with atomic_path(path) as tmp:
+        df.to_parquet(tmp, index=False)
+
+
+def write_json(obj: Any, path: str | os.PathLike) -> None:
+    """Write JSON atomically with sorted keys, so equal content gives equal bytes."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+def write_lines(lines: list[str], path: str | os.PathLike) -> None:
+    """Write text lines atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text("".join(f"{line}\n" for line in lines))
+
+
+def write_npy(array: np.ndarray, path: str | os.PathLike) -> None:
+    """Write a NumPy array atomically."""
+    with atomic_path(path, suffix=".npy") as tmp:
+        np.save(tmp, array)

@@ -1,0 +1,35 @@
+"""Helpers for workflow scripts: per-job logs and determinism settings."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def job_log(path: str | Path) -> Iterator[logging.Logger]:
+    """Send stderr (tqdm progress, warnings) and logging of the job to its log file."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", buffering=1) as f:
+        old = sys.stderr
+        sys.stderr = f
+        logging.basicConfig(stream=f, level=logging.INFO, force=True,
+                            format="%(asctime)s %(levelname)s %(message)s")
+        try:
+            yield logging.getLogger("vlcomp")
+        except BaseException:
+            traceback.print_exc(file=f)
+            raise
+        finally:
+            sys.stderr = old
+
+
+def set_torch_threads(threads: int) -> None:
+    """Fix torch's intra-op threads (results must not depend on ``--cores``)."""
+    import torch
+
+    torch.set_num_threads(threads)

@@ -1,0 +1,88 @@
+"""The `Scorer` interface and a generic dual-encoder implementation of it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+ImageTransform = Callable[[Image.Image], torch.Tensor]
+TextTokenizer = Callable[[list[str]], torch.Tensor]
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """A dual encoder: L2-normalised float32 embeddings, so cosine scores are dot products."""
+
+    name: str
+    device: str
+
+    def embed_images(self, images: Sequence[Image.Image], batch_size: int = 256) -> np.ndarray:
+        """Embed images in order; returns an (n, d) float32 array with unit-norm rows."""
+        ...
+
+    def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+        """Embed texts in order; returns an (n, d) float32 array with unit-norm rows."""
+        ...
+
+
+def _batches(n: int, batch_size: int) -> range:
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    return range(0, n, batch_size)
+
+
+def _normalise(features: torch.Tensor) -> np.ndarray:
+    return F.normalize(features.float(), dim=-1).cpu().numpy().astype(np.float32, copy=False)
+
+
+class DualEncoderScorer:
+    """Scorer over any model with `encode_image` / `encode_text` (open_clip CLIP and friends)."""
+
+    def __init__(
+        self,
+        name: str,
+        model: Any,
+        preprocess: ImageTransform,
+        tokenizer: TextTokenizer,
+        embed_dim: int,
+        device: str = "cpu",
+    ) -> None:
+        self.name = name
+        self.device = device
+        self.model = model.to(device).eval()
+        self.preprocess = preprocess
+        self.tokenizer = tokenizer
+        self.embed_dim = embed_dim
+        self._dtype = next(self.model.parameters()).dtype
+
+    def _empty(self) -> np.ndarray:
+        return np.zeros((0, self.embed_dim), dtype=np.float32)
+
+    def embed_images(self, images: Sequence[Image.Image], batch_size: int = 256) -> np.ndarray:
+        """Preprocess with the model's own transform and encode, batch by batch in order."""
+        if len(images) == 0:
+            return self._empty()
+        out = []
+        with torch.inference_mode():
+            for start in _batches(len(images), batch_size):
+                batch = images[start : start + batch_size]
+                pixels = torch.stack([self.preprocess(im) for im in batch])
+                pixels = pixels.to(self.device, dtype=self._dtype)
+                out.append(_normalise(self.model.encode_image(pixels)))
+        return np.concatenate(out)
+
+    def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+        """Tokenise with the model's tokenizer and encode, batch by batch in order."""
+        if len(texts) == 0:
+            return self._empty()
+        out = []
+        with torch.inference_mode():
+            for start in _batches(len(texts), batch_size):
+                tokens = self.tokenizer(list(texts[start : start + batch_size]))
+                out.append(_normalise(self.model.encode_text(tokens.to(self.device))))
+        return np.concatenate(out)

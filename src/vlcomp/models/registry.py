@@ -1,0 +1,38 @@
+"""Build a scorer from a registry entry (`config: models:`), dispatching on `family`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from vlcomp.models.base import DualEncoderScorer, Scorer
+from vlcomp.models.checkpoint import load_checkpoint
+from vlcomp.models.open_clip_family import OpenClipScorer
+from vlcomp.models.world_clip import world_tokenizer, world_transform
+
+ScorerFactory = Callable[[str, dict[str, Any], str], Scorer]
+
+
+def build_checkpoint_scorer(name: str, entry: dict[str, Any], device: str = "cpu") -> Scorer:
+    """One of our trained runs: entry `path` is a `vlcomp-clip-v1` checkpoint file."""
+    model, cfg = load_checkpoint(entry["path"])
+    return DualEncoderScorer(
+        name, model, world_transform(cfg), world_tokenizer(cfg), int(cfg["embed_dim"]), device
+    )
+
+
+FAMILIES: dict[str, ScorerFactory] = {
+    "open_clip": OpenClipScorer,
+    "checkpoint": build_checkpoint_scorer,
+}
+
+
+def build_scorer(name: str, entry: dict[str, Any], device: str = "cpu") -> Scorer:
+    """Build the scorer for model `name` from its registry entry."""
+    family = entry.get("family")
+    factory = FAMILIES.get(family)  # type: ignore[arg-type]
+    if factory is None:
+        raise ValueError(
+            f"model {name!r}: unknown family {family!r}; known families: {sorted(FAMILIES)}"
+        )
+    return factory(name, entry, device)

@@ -1,0 +1,1 @@
+"""Reports: paper-layout tables (csv + markdown) built from per-model metric dicts."""

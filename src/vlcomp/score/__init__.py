@@ -1,0 +1,1 @@
+"""Embedding caches and score matrices."""

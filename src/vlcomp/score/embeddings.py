@@ -1,0 +1,65 @@
+"""Embed image sets and text sets once per model; embeddings are cached as .npy + id list."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from PIL import Image
+from tqdm import tqdm
+
+from vlcomp.io import atomic_path, write_npy
+
+
+def embed_image_set(
+    scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = 1024
+) -> np.ndarray:
+    """Embeddings of the images of an image set (rows in table order), loaded chunk by chunk."""
+    parts = []
+    paths = images.path.tolist()
+    for start in tqdm(range(0, len(paths), chunk), desc="embed images", mininterval=5):
+        batch = []
+        for p in paths[start : start + chunk]:
+            try:
+                with Image.open(p) as img:
+                    batch.append(img.convert("RGB"))
+            except OSError as err:
+                raise OSError(f"cannot read image {p}: {err}") from err
+        parts.append(scorer.embed_images(batch, batch_size=batch_size))
+    if not parts:
+        raise ValueError("image set is empty")
+    return np.concatenate(parts).astype(np.float32)
+
+
+def unique_texts(texts_per_item: Sequence[Sequence[str]]) -> list[str]:
+    """The sorted distinct texts of a benchmark (each is embedded once)."""
+    return sorted({t for texts in texts_per_item for t in texts})
+
+
+def embed_texts(scorer, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+    parts = [
+        scorer.embed_texts(list(texts[s : s + 4096]), batch_size=batch_size)
+        for s in tqdm(range(0, len(texts), 4096), desc="embed texts", mininterval=5)
+    ]
+    return np.concatenate(parts).astype(np.float32)
+
+
+def save_embeddings(array: np.ndarray, ids: Sequence[str], npy: Path, ids_path: Path) -> None:
+    """Write the array and its id list (JSON, one id per row of the array)."""
+    if len(array) != len(ids):
+        raise ValueError(f"{npy}: {len(array)} embeddings for {len(ids)} ids")
+    write_npy(array, npy)
+    with atomic_path(ids_path) as tmp:
+        tmp.write_text(json.dumps(list(ids)))
+
+
+def load_embeddings(npy: str | Path, ids_path: str | Path) -> tuple[np.ndarray, dict[str, int]]:
+    """An embedding matrix and the row of each id."""
+    array = np.load(npy)
+    ids = json.loads(Path(ids_path).read_text())
+    if len(ids) != len(array):
+        raise ValueError(f"{npy}: {len(array)} rows but {ids_path} lists {len(ids)} ids")
+    return array, {k: i for i, k in enumerate(ids)}

@@ -1,0 +1,1 @@
+"""Text processing: spaCy/NLTK loaders and ARO word-order caption perturbations."""

@@ -1,0 +1,1 @@
+"""Contrastive (CLIP) pretraining of the small world model."""

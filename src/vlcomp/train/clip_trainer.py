@@ -1,0 +1,218 @@
+"""Deterministic CPU contrastive pretraining of an open_clip CLIP on in-memory images."""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from vlcomp.models.world_clip import images_to_tensor
+from vlcomp.train.losses import clip_loss
+
+Tokenizer = Callable[[list[str]], torch.Tensor]
+MAX_LOGIT_SCALE = math.log(100)
+LOG_COLUMNS = ["epoch", "train_loss", "lr", "seconds"]
+VAL_COLUMNS = ["val_i2t_r1", "val_t2i_r1"]
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation settings for `train_clip`."""
+
+    epochs: int = 10
+    batch_size: int = 128
+    lr: float = 5e-4
+    weight_decay: float = 0.1
+    warmup_steps: int = 100
+    seed: int = 0
+    threads: int = 2
+    grad_clip: float | None = None
+
+
+def cosine_lr(step: int, total_steps: int, warmup_steps: int, base_lr: float) -> float:
+    """Linear warmup to `base_lr`, then cosine decay to 0 at `total_steps`."""
+    if step < warmup_steps:
+        return base_lr * (step + 1) / warmup_steps
+    span = max(1, total_steps - warmup_steps)
+    return 0.5 * (1 + math.cos(math.pi * (step - warmup_steps) / span)) * base_lr
+
+
+def _no_decay(name: str, param: torch.nn.Parameter) -> bool:
+    return param.ndim < 2 or "bn" in name or "ln" in name or "bias" in name or "logit_scale" in name
+
+
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.AdamW:
+    """AdamW as in open_clip: no weight decay for gains, biases, logit_scale and 1-d params."""
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    groups = [
+        {"params": [p for n, p in named if _no_decay(n, p)], "weight_decay": 0.0},
+        {"params": [p for n, p in named if not _no_decay(n, p)], "weight_decay": cfg.weight_decay},
+    ]
+    return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6)
+
+
+@contextmanager
+def deterministic_cpu(threads: int) -> Iterator[None]:
+    """Fix the thread count and force deterministic algorithms; restore both afterwards."""
+    old_threads = torch.get_num_threads()
+    old_det = torch.are_deterministic_algorithms_enabled()
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old_threads)
+        torch.use_deterministic_algorithms(old_det)
+
+
+def tokenize_captions(
+    captions: Sequence[Sequence[str]], tokenizer: Tokenizer
+) -> tuple[torch.Tensor, np.ndarray, np.ndarray]:
+    """Tokenise all captions once; returns (tokens, first-row offset per image, count per image)."""
+    counts = np.array([len(c) for c in captions], dtype=np.int64)
+    if (counts < 1).any():
+        raise ValueError("every image needs at least one caption")
+    tokens = tokenizer([text for caps in captions for text in caps])
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return tokens, offsets, counts
+
+
+def _epoch_batches(n: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
+    order = rng.permutation(n)
+    batches = [order[s : s + batch_size] for s in range(0, n, batch_size)]
+    return [b for b in batches if len(b) >= 2]
+
+
+def steps_per_epoch(n: int, batch_size: int) -> int:
+    """Number of optimisation steps per epoch (a trailing batch of one sample is dropped)."""
+    return n // batch_size + int(n % batch_size >= 2)
+
+
+@torch.inference_mode()
+def retrieval_r1(
+    model: Any, images: torch.Tensor, tokens: torch.Tensor, batch_size: int = 256
+) -> dict[str, float]:
+    """Image->text and text->image recall@1 for matched rows of `images` and `tokens`."""
+    device = next(model.parameters()).device
+    img = torch.cat(
+        [
+            model.encode_image(images[s : s + batch_size].to(device), normalize=True)
+            for s in range(0, len(images), batch_size)
+        ]
+    )
+    txt = torch.cat(
+        [
+            model.encode_text(tokens[s : s + batch_size].to(device), normalize=True)
+            for s in range(0, len(tokens), batch_size)
+        ]
+    )
+    sims = img.float() @ txt.float().T
+    target = torch.arange(len(sims), device=sims.device)
+    return {
+        "val_i2t_r1": (sims.argmax(dim=1) == target).float().mean().item(),
+        "val_t2i_r1": (sims.argmax(dim=0) == target).float().mean().item(),
+    }
+
+
+def write_log_csv(path: str | os.PathLike, rows: list[dict[str, Any]], columns: list[str]) -> None:
+    """Write the per-epoch log atomically (temp file in the same folder + rename)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def train_clip(
+    model: Any,
+    images: np.ndarray,
+    captions: Sequence[Sequence[str]],
+    tokenizer: Tokenizer,
+    cfg: TrainConfig,
+    val_images: np.ndarray | None = None,
+    val_captions: Sequence[Sequence[str]] | None = None,
+    log_path: str | os.PathLike | None = None,
+) -> dict[str, Any]:
+    """Train `model` in place with symmetric InfoNCE; returns the last epoch's log row.
+
+    Each epoch pairs every image with one of its captions, drawn (like the batch order) by
+    a numpy Generator seeded with `cfg.seed`. No augmentation (flips would break left/right).
+    Seed the model's initialisation yourself; with that, two CPU runs give identical weights.
+    Validation (if given) uses the first caption of each image.
+    """
+    if len(images) != len(captions):
+        raise ValueError(f"{len(images)} images but {len(captions)} caption lists")
+    has_val = val_images is not None and val_captions is not None
+    columns = LOG_COLUMNS + (VAL_COLUMNS if has_val else [])
+    rows: list[dict[str, Any]] = []
+    with deterministic_cpu(cfg.threads):
+        torch.manual_seed(cfg.seed)
+        rng = np.random.default_rng(cfg.seed)
+        device = next(model.parameters()).device
+        pixels = images_to_tensor(images)
+        tokens, offsets, counts = tokenize_captions(captions, tokenizer)
+        if has_val:
+            val_pixels = images_to_tensor(val_images)
+            val_tokens = tokenizer([caps[0] for caps in val_captions])
+        optimizer = make_optimizer(model, cfg)
+        total = cfg.epochs * steps_per_epoch(len(images), cfg.batch_size)
+        step = 0
+        lr = cfg.lr
+        for epoch in range(1, cfg.epochs + 1):
+            start = time.perf_counter()
+            model.train()
+            chosen = torch.from_numpy(offsets + rng.integers(0, counts))
+            losses = []
+            batches = _epoch_batches(len(images), cfg.batch_size, rng)
+            bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", file=sys.stderr, leave=False)
+            for batch in bar:
+                lr = cosine_lr(step, total, cfg.warmup_steps, cfg.lr)
+                for group in optimizer.param_groups:
+                    group["lr"] = lr
+                idx = torch.from_numpy(batch)
+                img_f = model.encode_image(pixels[idx].to(device), normalize=True)
+                txt_f = model.encode_text(tokens[chosen[idx]].to(device), normalize=True)
+                loss = clip_loss(img_f, txt_f, model.logit_scale.exp())
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                if cfg.grad_clip:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+                optimizer.step()
+                with torch.no_grad():
+                    model.logit_scale.clamp_(0, MAX_LOGIT_SCALE)
+                losses.append(loss.item())
+                bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
+                step += 1
+            row: dict[str, Any] = {
+                "epoch": epoch,
+                "train_loss": float(np.mean(losses)) if losses else float("nan"),
+                "lr": lr,
+            }
+            if has_val:
+                model.eval()
+                row.update(retrieval_r1(model, val_pixels, val_tokens))
+            row["seconds"] = round(time.perf_counter() - start, 3)
+            rows.append(row)
+    model.eval()
+    if log_path is not None:
+        write_log_csv(log_path, rows, columns)
+    return rows[-1] if rows else {}

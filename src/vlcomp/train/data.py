@@ -1,0 +1,25 @@
+"""In-memory training data for contrastive pretraining: image arrays and caption lists."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from PIL import Image
+
+
+def load_split(
+    images: pd.DataFrame, captions: pd.DataFrame, split: str
+) -> tuple[np.ndarray, list[list[str]]]:
+    """Images of ``split`` as an (N, H, W, 3) uint8 array and each image's captions."""
+    imgs = images[images.split == split].sort_values("image_id")
+    if imgs.empty:
+        raise ValueError(f"no images in split {split!r}")
+    by_image = captions[captions.split == split].groupby("image_id").text.apply(list)
+    missing = [i for i in imgs.image_id if i not in by_image.index]
+    if missing:
+        raise ValueError(f"split {split!r}: images without captions, e.g. {missing[:3]}")
+    arrays = []
+    for path in imgs.path:
+        with Image.open(path) as img:
+            arrays.append(np.asarray(img.convert("RGB"), dtype=np.uint8))
+    return np.stack(arrays), [list(by_image[i]) for i in imgs.image_id]

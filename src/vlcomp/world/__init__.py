@@ -1,0 +1,1 @@
+"""The synthetic world: scenes, renderer, caption grammar and parser, oracle, scene edits."""

@@ -1,0 +1,118 @@
+"""Tests for the contrastive loss and the deterministic CPU trainer."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from vlcomp.models.world_clip import build_world_clip, world_tokenizer
+from vlcomp.train.clip_trainer import (
+    TrainConfig,
+    cosine_lr,
+    make_optimizer,
+    steps_per_epoch,
+    train_clip,
+)
+from vlcomp.train.losses import clip_loss
+
+TINY_WORLD = {
+    "embed_dim": 32,
+    "vision": {"image_size": 32, "layers": [1, 1, 1, 1], "width": 8, "head_width": 8},
+    "text": {"context_length": 8, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
+    "quick_gelu": False,
+}
+COLOURS = {
+    "red": (220, 20, 20),
+    "blue": (20, 20, 220),
+    "green": (20, 200, 20),
+    "yellow": (230, 220, 0),
+}
+
+
+def _softplus(x: float) -> float:
+    return math.log1p(math.exp(x))
+
+
+def test_clip_loss_hand_computed_2x2():
+    img = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    txt = torch.tensor([[1.0, 0.0], [0.6, 0.8]])
+    # logits = 2 * img @ txt.T = [[2, 1.2], [0, 1.6]]
+    i2t = _softplus(1.2 - 2) + _softplus(0 - 1.6)
+    t2i = _softplus(0 - 2) + _softplus(1.2 - 1.6)
+    expected = (i2t / 2 + t2i / 2) / 2
+    assert clip_loss(img, txt, torch.tensor(2.0)).item() == pytest.approx(expected, rel=1e-6)
+    # asymmetric example: swapping the modalities transposes the logits, same symmetric loss
+    assert clip_loss(txt, img, 2.0).item() == pytest.approx(expected, rel=1e-6)
+
+
+def test_clip_loss_reference_values():
+    gen = torch.Generator().manual_seed(0)
+    b = 16
+    feats = torch.nn.functional.normalize(torch.randn(b, 512, generator=gen), dim=-1)
+    other = torch.nn.functional.normalize(torch.randn(b, 512, generator=gen), dim=-1)
+    assert clip_loss(feats, other, 0.0).item() == pytest.approx(math.log(b), rel=1e-6)
+    assert clip_loss(feats, other, 1.0).item() == pytest.approx(math.log(b), abs=0.05)
+    assert clip_loss(feats, feats, 100.0).item() < 1e-3
+    with pytest.raises(ValueError):
+        clip_loss(feats, other[:4], 1.0)
+
+
+def test_cosine_lr_and_optimizer_groups():
+    assert cosine_lr(0, 100, 10, 1.0) == pytest.approx(0.1)
+    assert cosine_lr(9, 100, 10, 1.0) == pytest.approx(1.0)
+    assert cosine_lr(55, 100, 10, 1.0) == pytest.approx(0.5)
+    assert cosine_lr(100, 100, 10, 1.0) == pytest.approx(0.0)
+    assert steps_per_epoch(65, 16) == 4 and steps_per_epoch(66, 16) == 5
+    model = build_world_clip(TINY_WORLD)
+    no_decay, decay = make_optimizer(model, TrainConfig(weight_decay=0.2)).param_groups
+    assert no_decay["weight_decay"] == 0 and decay["weight_decay"] == 0.2
+    assert any(p is model.logit_scale for p in no_decay["params"])
+    assert all(p.ndim >= 2 for p in decay["params"])
+
+
+def _colour_task(n: int, seed: int) -> tuple[np.ndarray, list[list[str]]]:
+    rng = np.random.default_rng(seed)
+    names = list(COLOURS)
+    picks = rng.integers(0, len(names), n)
+    images = np.stack([np.full((32, 32, 3), COLOURS[names[i]], dtype=np.uint8) for i in picks])
+    captions = [[f"a {names[i]} image", f"a {names[i]} picture"] for i in picks]
+    return images, captions
+
+
+def _run(tmp_path, seed: int = 0, name: str = "log.csv"):
+    torch.manual_seed(seed)
+    model = build_world_clip(TINY_WORLD)
+    images, captions = _colour_task(64, 0)
+    val_images, val_captions = _colour_task(16, 1)
+    cfg = TrainConfig(
+        epochs=3, batch_size=16, lr=2e-3, weight_decay=0.1, warmup_steps=2, seed=seed, threads=2
+    )
+    log = tmp_path / name
+    result = train_clip(
+        model, images, captions, world_tokenizer(TINY_WORLD), cfg, val_images, val_captions, log
+    )
+    return model, result, log
+
+
+def test_train_clip_learns_and_is_deterministic(tmp_path):
+    det_before = torch.are_deterministic_algorithms_enabled()
+    model_a, result, log = _run(tmp_path)
+    with open(log) as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["epoch", "train_loss", "lr", "seconds", "val_i2t_r1", "val_t2i_r1"]
+    assert [int(r["epoch"]) for r in rows] == [1, 2, 3]
+    losses = [float(r["train_loss"]) for r in rows]
+    assert losses[-1] < losses[0] - 0.1, losses
+    assert set(result) >= {"val_i2t_r1", "val_t2i_r1"} and 0 <= result["val_i2t_r1"] <= 1
+    assert model_a.logit_scale.item() <= math.log(100) + 1e-6
+    assert torch.are_deterministic_algorithms_enabled() == det_before  # global state restored
+
+    model_b, _, _ = _run(tmp_path, name="log_b.csv")
+    state_a, state_b = model_a.state_dict(), model_b.state_dict()
+    assert all(torch.equal(state_a[k], state_b[k]) for k in state_a)
+    model_c, _, _ = _run(tmp_path, seed=1, name="log_c.csv")
+    assert not torch.equal(state_a["text_projection"], model_c.state_dict()["text_projection"])

@@ -1,0 +1,51 @@
+rule table_aro:
+    input:
+        metrics_files(ARO_BENCHMARKS),
+    output:
+        csv="results/tables/aro/aro.csv",
+        md="results/tables/aro/aro.md",
+    params:
+        table="aro",
+        options={
+            "columns": {
+                "vg_relation": "VG-Relation",
+                "vg_attribution": "VG-Attribution",
+                "order": "Order",
+            }
+        },
+    log:
+        "logs/report/table_aro.log",
+    script:
+        "../scripts/report_table.py"
+
+
+rule table_sugarcrepe:
+    input:
+        metrics_files(["sugarcrepe"]),
+    output:
+        csv="results/tables/sugarcrepe/sugarcrepe.csv",
+        md="results/tables/sugarcrepe/sugarcrepe.md",
+    params:
+        table="sugarcrepe",
+        options={},
+    log:
+        "logs/report/table_sugarcrepe.log",
+    script:
+        "../scripts/report_table.py"
+
+
+rule table_bivlc:
+    input:
+        metrics_files(["bivlc"]),
+    output:
+        csv="results/tables/bivlc/{table}.csv",
+        md="results/tables/bivlc/{table}.md",
+    wildcard_constraints:
+        table="table2|table3|table6",
+    params:
+        table=lambda wc: f"bivlc_{wc.table}",
+        options={},
+    log:
+        "logs/report/bivlc_{table}.log",
+    script:
+        "../scripts/report_table.py"

@@ -1,0 +1,16 @@
+"""One paper table (csv + markdown) from the metric records of every model."""
+
+import json
+from pathlib import Path
+
+from vlcomp.jobs import job_log
+from vlcomp.report.tables import build_table, write_table
+
+with job_log(snakemake.log[0]) as log:
+    results: dict[str, dict] = {}
+    for path in map(Path, snakemake.input):
+        record = json.loads(path.read_text())
+        results.setdefault(record["model"], {})[record["benchmark"]] = record
+    table = build_table(snakemake.params.table, results, **snakemake.params.options)
+    write_table(table, Path(snakemake.output.csv).with_suffix(""))
+    log.info("\n%s", table)
