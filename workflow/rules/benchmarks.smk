@@ -7,12 +7,14 @@ rule aro_vg:
         imageset="results/imagesets/vg_crops.parquet",
         relation="results/benchmarks/vg_relation.parquet",
         attribution="results/benchmarks/vg_attribution.parquet",
+    log:
+        "logs/benchmarks/aro_vg.log",
+    conda:
+        "../../envs/core.yaml"
     params:
         world=config["world"],
         relation_seed=config["benchmarks"].get("vg_relation", {}).get("seed", 0),
         attribution_seed=config["benchmarks"].get("vg_attribution", {}).get("seed", 0),
-    log:
-        "logs/benchmarks/aro_vg.log",
     script:
         "../scripts/aro_vg.py"
 
@@ -22,11 +24,13 @@ rule perturb_order:
         captions="results/data/world/captions.parquet",
     output:
         "results/perturbed/world/order/seed{seed}.parquet",
+    log:
+        "logs/perturb/world_order_seed{seed}.log",
+    conda:
+        "../../envs/core.yaml"
     params:
         spacy_model=config["nlp"]["spacy_model"],
         split="test",
-    log:
-        "logs/perturb/world_order_seed{seed}.log",
     script:
         "../scripts/perturb_order.py"
 
@@ -40,10 +44,12 @@ rule order_benchmark:
         ),
     output:
         "results/benchmarks/order.parquet",
-    params:
-        seeds=config["benchmarks"].get("order", {}).get("seeds", []),
     log:
         "logs/benchmarks/order.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        seeds=config["benchmarks"].get("order", {}).get("seeds", []),
     script:
         "../scripts/order_benchmark.py"
 
@@ -55,11 +61,13 @@ rule sugarcrepe_benchmark:
     output:
         sugarcrepe="results/benchmarks/sugarcrepe.parquet",
         negative_scenes="results/benchmarks/sugarcrepe_negative_scenes.jsonl",
+    log:
+        "logs/benchmarks/sugarcrepe.log",
+    conda:
+        "../../envs/core.yaml"
     params:
         world=config["world"],
         seed=config["benchmarks"].get("sugarcrepe", {}).get("seed", 0),
-    log:
-        "logs/benchmarks/sugarcrepe.log",
     script:
         "../scripts/sugarcrepe_benchmark.py"
 
@@ -72,10 +80,12 @@ rule generate_negative_images:
         images=directory("results/generated/bivlc_world/images"),
         manifest="results/generated/bivlc_world/manifest.parquet",
         imageset="results/imagesets/bivlc_world.parquet",
-    params:
-        world=config["world"],
     log:
         "logs/generate/bivlc_world.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        world=config["world"],
     script:
         "../scripts/generate_negative_images.py"
 
@@ -88,5 +98,7 @@ rule bivlc_benchmark:
         "results/benchmarks/bivlc.parquet",
     log:
         "logs/benchmarks/bivlc.log",
+    conda:
+        "../../envs/core.yaml"
     script:
         "../scripts/bivlc_benchmark.py"

@@ -97,5 +97,7 @@ def all_tables():
     if "sugarcrepe" in BENCHMARKS:
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
     if "bivlc" in BENCHMARKS:
-        tables += expand("results/tables/bivlc/{table}.md", table=["table2", "table3", "table6"])
+        tables += expand(
+            "results/tables/bivlc/{table}.md", table=["table2", "table3", "table6"]
+        )
     return tables

@@ -4,6 +4,10 @@ rule table_aro:
     output:
         csv="results/tables/aro/aro.csv",
         md="results/tables/aro/aro.md",
+    log:
+        "logs/report/table_aro.log",
+    conda:
+        "../../envs/core.yaml"
     params:
         table="aro",
         options={
@@ -13,8 +17,6 @@ rule table_aro:
                 "order": "Order",
             }
         },
-    log:
-        "logs/report/table_aro.log",
     script:
         "../scripts/report_table.py"
 
@@ -25,11 +27,13 @@ rule table_sugarcrepe:
     output:
         csv="results/tables/sugarcrepe/sugarcrepe.csv",
         md="results/tables/sugarcrepe/sugarcrepe.md",
+    log:
+        "logs/report/table_sugarcrepe.log",
+    conda:
+        "../../envs/core.yaml"
     params:
         table="sugarcrepe",
         options={},
-    log:
-        "logs/report/table_sugarcrepe.log",
     script:
         "../scripts/report_table.py"
 
@@ -40,12 +44,14 @@ rule table_bivlc:
     output:
         csv="results/tables/bivlc/{table}.csv",
         md="results/tables/bivlc/{table}.md",
+    log:
+        "logs/report/bivlc_{table}.log",
     wildcard_constraints:
         table="table2|table3|table6",
+    conda:
+        "../../envs/core.yaml"
     params:
         table=lambda wc: f"bivlc_{wc.table}",
         options={},
-    log:
-        "logs/report/bivlc_{table}.log",
     script:
         "../scripts/report_table.py"

@@ -5,16 +5,18 @@ rule embed_images:
     output:
         npy="results/embeddings/{model}/images/{imageset}.npy",
         ids="results/embeddings/{model}/images/{imageset}.ids.json",
+    log:
+        "logs/embed/{model}/images_{imageset}.log",
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=config["compute"]["gpus"],
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=config["compute"]["gpus"],
-    log:
-        "logs/embed/{model}/images_{imageset}.log",
     script:
         "../scripts/embed_images.py"
 
@@ -26,16 +28,18 @@ rule embed_texts:
     output:
         npy="results/embeddings/{model}/texts/{benchmark}.npy",
         ids="results/embeddings/{model}/texts/{benchmark}.ids.json",
+    log:
+        "logs/embed/{model}/texts_{benchmark}.log",
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=config["compute"]["gpus"],
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=config["compute"]["gpus"],
-    log:
-        "logs/embed/{model}/texts_{benchmark}.log",
     script:
         "../scripts/embed_texts.py"
 
@@ -49,6 +53,8 @@ rule score:
         "results/scores/{model}/{benchmark}.parquet",
     log:
         "logs/score/{model}/{benchmark}.log",
+    conda:
+        "../../envs/core.yaml"
     script:
         "../scripts/score.py"
 
@@ -60,10 +66,12 @@ rule metrics:
     output:
         json="results/metrics/{model}/{benchmark}.json",
         csv="results/metrics/{model}/{benchmark}.csv",
+    log:
+        "logs/metrics/{model}/{benchmark}.log",
+    conda:
+        "../../envs/core.yaml"
     params:
         kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
         options=lambda wc: metric_options(wc.benchmark),
-    log:
-        "logs/metrics/{model}/{benchmark}.log",
     script:
         "../scripts/metrics.py"

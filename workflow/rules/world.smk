@@ -4,12 +4,14 @@ rule world:
         images_table="results/data/world/images.parquet",
         captions="results/data/world/captions.parquet",
         scenes="results/data/world/scenes.jsonl",
-    params:
-        world=config["world"],
     log:
         "logs/world.log",
     benchmark:
         "benchmarks/world.tsv"
+    conda:
+        "../../envs/core.yaml"
+    params:
+        world=config["world"],
     script:
         "../scripts/build_world.py"
 
@@ -21,5 +23,7 @@ rule imageset_world:
         "results/imagesets/world_{split}.parquet",
     log:
         "logs/imageset_world_{split}.log",
+    conda:
+        "../../envs/core.yaml"
     script:
         "../scripts/imageset_split.py"

@@ -68,13 +68,17 @@ def deterministic_cpu(threads: int) -> Iterator[None]:
     """Fix the thread count and force deterministic algorithms; restore both afterwards."""
     old_threads = torch.get_num_threads()
     old_det = torch.are_deterministic_algorithms_enabled()
+    old_fill = torch.utils.deterministic.fill_uninitialized_memory
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
+    # NaN-filling fresh buffers is a debugging aid (~10% slower conv backward on CPU)
+    torch.utils.deterministic.fill_uninitialized_memory = False
     try:
         yield
     finally:
         torch.set_num_threads(old_threads)
         torch.use_deterministic_algorithms(old_det)
+        torch.utils.deterministic.fill_uninitialized_memory = old_fill
 
 
 def tokenize_captions(
