@@ -82,7 +82,7 @@ def test_captions_are_true_and_parse_back(world_cfg):
         assert len(caps) == world_cfg.captions_per_image
         texts = [render_caption(spec) for _, spec in caps]
         assert len(set(texts)) == len(texts)
-        for (template, spec), text in zip(caps, texts, strict=True):
+        for (template, _spec), text in zip(caps, texts, strict=True):
             templates.add(template)
             assert text[0].isupper() and text.endswith(".")
             assert oracle.is_true(text, scene), text
