@@ -8,7 +8,7 @@ from vlcomp.jobs import job_log
 from vlcomp.models.checkpoint import save_checkpoint
 from vlcomp.models.world_clip import build_world_clip, count_parameters, world_tokenizer
 from vlcomp.train.clip_trainer import TrainConfig, train_clip
-from vlcomp.train.data import load_split
+from vlcomp.train.data import finest_captions, load_split
 
 with job_log(snakemake.log[0]) as log:
     run = snakemake.params.run
@@ -25,8 +25,10 @@ with job_log(snakemake.log[0]) as log:
     torch.manual_seed(cfg.seed)
     model = build_world_clip(model_cfg).to(snakemake.params.device)
     log.info("model: %d parameters; %d train images", count_parameters(model), len(train_x))
-    last = train_clip(model, train_x, train_caps, world_tokenizer(model_cfg), cfg,
-                      val_images=val_x, val_captions=val_caps, log_path=snakemake.output.log_csv)
+    last = train_clip(
+        model, train_x, train_caps, world_tokenizer(model_cfg), cfg, val_images=val_x,
+        val_captions=finest_captions(val_caps), log_path=snakemake.output.log_csv,
+    )
     save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg), cfg.epochs)
     write_json({k: v for k, v in last.items() if k != "seconds"}, snakemake.output.val)
     log.info("final: %s", last)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import warnings
 import zipfile
 from collections.abc import Mapping
@@ -13,6 +12,7 @@ from typing import Any
 import open_clip
 import torch
 
+from vlcomp.io import atomic_path
 from vlcomp.models.world_clip import build_world_clip
 
 CHECKPOINT_FORMAT = "vlcomp-clip-v1"
@@ -77,8 +77,6 @@ def save_checkpoint(
     epoch: int,
 ) -> None:
     """Write a `vlcomp-clip-v1` checkpoint atomically (temp file in the same folder + rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "format": CHECKPOINT_FORMAT,
         "model_config": model_cfg,
@@ -86,14 +84,8 @@ def save_checkpoint(
         "train_config": dict(train_cfg),
         "epoch": int(epoch),
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
 
 
 def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:

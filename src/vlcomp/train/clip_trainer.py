@@ -6,18 +6,17 @@ import csv
 import math
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
+from vlcomp.io import atomic_path
 from vlcomp.models.world_clip import images_to_tensor
 from vlcomp.train.losses import clip_loss
 
@@ -132,18 +131,10 @@ def retrieval_r1(
 
 def write_log_csv(path: str | os.PathLike, rows: list[dict[str, Any]], columns: list[str]) -> None:
     """Write the per-epoch log atomically (temp file in the same folder + rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=columns)
-            writer.writeheader()
-            writer.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def train_clip(

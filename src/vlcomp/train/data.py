@@ -23,3 +23,10 @@ def load_split(
         with Image.open(path) as img:
             arrays.append(np.asarray(img.convert("RGB"), dtype=np.uint8))
     return np.stack(arrays), [list(by_image[i]) for i in imgs.image_id]
+
+
+def finest_captions(captions: list[list[str]]) -> list[list[str]]:
+    """Each image's most detailed caption (the longest; ties go to the first) as a one-item
+    list, for validation retrieval: coarse captions such as "a circle and a square" fit many
+    images, so retrieval with them measures the world's ambiguity rather than the model."""
+    return [[max(caps, key=len)] for caps in captions]
