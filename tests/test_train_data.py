@@ -28,5 +28,7 @@ def test_load_split_stacks_images_with_their_captions(tmp_path):
     assert tuple(x[0, 0, 0]) == (255, 0, 0) and caps == [["red", "a red one"], ["blue"]]
     with pytest.raises(ValueError, match="images without captions"):
         load_split(images, captions[captions.image_id == "i0"], "train")
+    x, caps = load_split(images, captions[captions.image_id == "i0"], "train", True)
+    assert x.shape[0] == 1 and caps == [["red", "a red one"]]
     with pytest.raises(ValueError, match="no images in split 'val'"):
         load_split(images, captions, "val")

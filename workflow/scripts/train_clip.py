@@ -20,8 +20,10 @@ with job_log(snakemake.log[0]) as log:
     )
     images = pd.read_parquet(snakemake.input.images)
     captions = pd.read_parquet(snakemake.input.captions)
-    train_x, train_caps = load_split(images, captions, "train")
-    val_x, val_caps = load_split(images, captions, "val")
+    if "caption_templates" in run:
+        captions = captions[captions.template.isin(run["caption_templates"])]
+    train_x, train_caps = load_split(images, captions, "train", drop_uncaptioned=True)
+    val_x, val_caps = load_split(images, captions, "val", drop_uncaptioned=True)
     torch.manual_seed(cfg.seed)
     model = build_world_clip(model_cfg).to(snakemake.params.device)
     log.info("model: %d parameters; %d train images", count_parameters(model), len(train_x))

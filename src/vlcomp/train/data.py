@@ -8,13 +8,19 @@ from PIL import Image
 
 
 def load_split(
-    images: pd.DataFrame, captions: pd.DataFrame, split: str
+    images: pd.DataFrame, captions: pd.DataFrame, split: str, drop_uncaptioned: bool = False
 ) -> tuple[np.ndarray, list[list[str]]]:
-    """Images of ``split`` as an (N, H, W, 3) uint8 array and each image's captions."""
+    """Images of ``split`` as an (N, H, W, 3) uint8 array and each image's captions.
+
+    Images without captions are an error, or are left out with ``drop_uncaptioned`` (when
+    captions were filtered, e.g. to some templates).
+    """
     imgs = images[images.split == split].sort_values("image_id")
+    by_image = captions[captions.split == split].groupby("image_id").text.apply(list)
+    if drop_uncaptioned:
+        imgs = imgs[imgs.image_id.isin(by_image.index)]
     if imgs.empty:
         raise ValueError(f"no images in split {split!r}")
-    by_image = captions[captions.split == split].groupby("image_id").text.apply(list)
     missing = [i for i in imgs.image_id if i not in by_image.index]
     if missing:
         raise ValueError(f"split {split!r}: images without captions, e.g. {missing[:3]}")
