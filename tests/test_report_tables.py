@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from vlcomp.metrics.benchmarks import SUGARCREPE_SUBSETS
 from vlcomp.report.tables import (
     aro_table,
     bivlc_table2,
@@ -31,16 +32,9 @@ def _bivlc(base: float) -> dict:
 
 
 def _sugarcrepe(acc: float) -> dict:
-    names = (
-        "add_obj",
-        "add_att",
-        "replace_obj",
-        "replace_att",
-        "replace_rel",
-        "swap_obj",
-        "swap_att",
-    )
-    subsets = {n: {"accuracy": acc + k, "correct": 1, "n": 2} for k, n in enumerate(names)}
+    subsets = {
+        n: {"accuracy": acc + k, "correct": 1, "n": 2} for k, n in enumerate(SUGARCREPE_SUBSETS)
+    }
     return {"metric": "sugarcrepe", "overall": {"accuracy": acc + 0.123456}, "subsets": subsets}
 
 

@@ -117,30 +117,31 @@ def _two_phrases(spec, rng, ok) -> tuple[NounPhrase, NounPhrase] | None:
     return _choice(rng, pairs)
 
 
-def swap_obj(spec, scene, rng, cfg) -> Edit | None:
-    """Swap the nouns of two mentioned objects (their attributes and places stay)."""
-    pair = _two_phrases(spec, rng, lambda p, q: p.shape != q.shape)
+def _swap(attr: str, subset: str, spec, scene, rng) -> Edit | None:
+    """Exchange ``attr`` between two mentioned objects whose values differ."""
+    pair = _two_phrases(
+        spec, rng, lambda p, q: getattr(p, attr) and getattr(q, attr)
+        and getattr(p, attr) != getattr(q, attr)
+    )
     if pair is None:
         return None
     p, q = pair
+    a, b = getattr(p, attr), getattr(q, attr)
     neg = spec.map_noun_phrases(
-        lambda x: replace(x, shape=q.shape) if x == p else replace(x, shape=p.shape) if x == q
-        else x)
-    edited = _set_object(_set_object(scene, p.ref, shape=q.shape), q.ref, shape=p.shape)
-    return Edit("swap_obj", neg, edited)
+        lambda x: replace(x, **{attr: b}) if x == p else replace(x, **{attr: a}) if x == q else x
+    )
+    edited = _set_object(_set_object(scene, p.ref, **{attr: b}), q.ref, **{attr: a})
+    return Edit(subset, neg, edited)
+
+
+def swap_obj(spec, scene, rng, cfg) -> Edit | None:
+    """Swap the nouns of two mentioned objects (their attributes and places stay)."""
+    return _swap("shape", "swap_obj", spec, scene, rng)
 
 
 def swap_att(spec, scene, rng, cfg) -> Edit | None:
     """Swap the colours of two mentioned objects."""
-    pair = _two_phrases(spec, rng, lambda p, q: p.color and q.color and p.color != q.color)
-    if pair is None:
-        return None
-    p, q = pair
-    neg = spec.map_noun_phrases(
-        lambda x: replace(x, color=q.color) if x == p else replace(x, color=p.color) if x == q
-        else x)
-    edited = _set_object(_set_object(scene, p.ref, color=q.color), q.ref, color=p.color)
-    return Edit("swap_att", neg, edited)
+    return _swap("color", "swap_att", spec, scene, rng)
 
 
 def add_obj(spec, scene, rng, cfg) -> Edit | None:
