@@ -89,18 +89,20 @@ def test_sugarcrepe_table_paper_order() -> None:
     assert table.loc["negclip", "Avg (micro)"] == pytest.approx(85.123456)
 
 
-def test_bivlc_tables() -> None:
-    table2 = bivlc_table2(RESULTS)
-    assert list(table2.columns) == ["I2T", "T2I", "Group"]
-    assert table2.loc["clip-vit-b-32"].tolist() == [54.0, 55.0, 56.0]
-    assert table2.loc["negclip"].isna().all()
-    table3 = bivlc_table3(RESULTS)
-    assert list(table3.columns)[:4] == ["Replace I2T", "Replace T2I", "Replace Group", "Swap I2T"]
-    assert table3.loc["clip-vit-b-32", "Add Group"] == 76.0
-    table6 = bivlc_table6(RESULTS)
-    assert list(table6.columns)[:5] == ["Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I", "Replace Ipos2T"]
-    assert table6.loc["clip-vit-b-32", "Swap Tneg2I"] == 63.0
-    assert len(table6.columns) == 16
+def test_bivlc_tables_follow_the_paper_layouts() -> None:
+    table2 = bivlc_table2(RESULTS)  # Table 2: SugarCrepe, then BiVLC I2T, T2I, Group
+    assert list(table2.columns) == ["SugarCrepe", "I2T", "T2I", "Group"]
+    assert table2.loc["clip-vit-b-32"].tolist() == pytest.approx([80.123456, 54.0, 55.0, 56.0])
+    assert table2.loc["negclip", "SugarCrepe"] == pytest.approx(85.123456)
+    assert table2.loc["negclip", ["I2T", "T2I", "Group"]].isna().all()
+    table3 = bivlc_table3(RESULTS)  # Table 3: + the four finer metrics
+    assert list(table3.columns) == [
+        "SugarCrepe", "I2T", "T2I", "Group", "Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I"
+    ]
+    table6 = bivlc_table6(RESULTS)  # Table 6: I2T, T2I, Group per category
+    assert list(table6.columns)[:4] == ["Replace I2T", "Replace T2I", "Replace Group", "Swap I2T"]
+    assert table6.loc["clip-vit-b-32", "Add Group"] == 76.0
+    assert len(table6.columns) == 9
 
 
 def test_write_table_roundtrip_and_deterministic(tmp_path: Path) -> None:
@@ -118,7 +120,7 @@ def test_write_table_roundtrip_and_deterministic(tmp_path: Path) -> None:
 
 
 def test_markdown_alignment_row_and_shape() -> None:
-    markdown = to_markdown(bivlc_table2(RESULTS)).splitlines()
+    markdown = to_markdown(bivlc_table2(RESULTS, sugarcrepe=None)).splitlines()
     assert markdown[1] == "|:---|---:|---:|---:|"
     assert markdown[2] == "| clip-vit-b-32 | 54.00 | 55.00 | 56.00 |"
     assert markdown[3] == "| negclip | - | - | - |"

@@ -40,7 +40,7 @@ rule table_sugarcrepe:
 
 rule table_bivlc:
     input:
-        metrics_files(["bivlc"]),
+        metrics_files(["bivlc", "sugarcrepe"]),
     output:
         csv="results/tables/bivlc/{table}.csv",
         md="results/tables/bivlc/{table}.md",
@@ -52,6 +52,10 @@ rule table_bivlc:
         "../../envs/core.yaml"
     params:
         table=lambda wc: f"bivlc_{wc.table}",
-        options={},
+        options=lambda wc: (
+            {}
+            if wc.table == "table6"
+            else {"sugarcrepe": "sugarcrepe" if "sugarcrepe" in BENCHMARKS else None}
+        ),
     script:
         "../scripts/report_table.py"

@@ -139,20 +139,36 @@ def _bivlc_rows(
     return rows, labels
 
 
-def bivlc_table2(results: Results, benchmark: str = "bivlc") -> pd.DataFrame:
-    """BiVLC Table 2 layout: I2T, T2I, Group overall."""
+def _sugarcrepe_column(
+    results: Results, sugarcrepe: str | None
+) -> tuple[dict[str, dict[str, float]], list[str]]:
+    """The SugarCrepe micro accuracy as a leading column (BiVLC Tables 2 and 3)."""
+    rows: dict[str, dict[str, float]] = {}
+    for model, benchmarks in results.items():
+        metrics = benchmarks.get(sugarcrepe) if sugarcrepe else None
+        rows[model] = {} if metrics is None else {
+            "SugarCrepe": _value(metrics["overall"]["accuracy"])
+        }
+    return rows, (["SugarCrepe"] if sugarcrepe else [])
+
+
+def bivlc_table2(
+    results: Results, benchmark: str = "bivlc", sugarcrepe: str | None = "sugarcrepe"
+) -> pd.DataFrame:
+    """BiVLC Table 2 layout: SugarCrepe accuracy, then BiVLC I2T, T2I, Group."""
+    sc_rows, sc_labels = _sugarcrepe_column(results, sugarcrepe)
     rows, labels = _bivlc_rows(results, benchmark, BIVLC_MAIN, ())
-    return _frame(rows, labels)
+    return _frame({m: sc_rows[m] | rows[m] for m in rows}, sc_labels + labels)
 
 
 def bivlc_table3(
-    results: Results,
-    benchmark: str = "bivlc",
-    types: Sequence[str] = tuple(BIVLC_TYPE_LABELS),
+    results: Results, benchmark: str = "bivlc", sugarcrepe: str | None = "sugarcrepe"
 ) -> pd.DataFrame:
-    """BiVLC Table 3 layout: I2T, T2I, Group per type (Replace, Swap, Add)."""
-    rows, labels = _bivlc_rows(results, benchmark, BIVLC_MAIN, types)
-    return _frame(rows, labels)
+    """BiVLC Table 3 layout: SugarCrepe, I2T, T2I, Group, then Ipos2T, Ineg2T, Tpos2I, Tneg2I."""
+    sc_rows, sc_labels = _sugarcrepe_column(results, sugarcrepe)
+    scores = (*BIVLC_MAIN, *BIVLC_DIRECTIONAL)
+    rows, labels = _bivlc_rows(results, benchmark, scores, ())
+    return _frame({m: sc_rows[m] | rows[m] for m in rows}, sc_labels + labels)
 
 
 def bivlc_table6(
@@ -160,11 +176,9 @@ def bivlc_table6(
     benchmark: str = "bivlc",
     types: Sequence[str] = tuple(BIVLC_TYPE_LABELS),
 ) -> pd.DataFrame:
-    """BiVLC Table 6 layout: Ipos2T, Ineg2T, Tpos2I, Tneg2I overall, then per type."""
-    overall_rows, overall_labels = _bivlc_rows(results, benchmark, BIVLC_DIRECTIONAL, ())
-    typed_rows, typed_labels = _bivlc_rows(results, benchmark, BIVLC_DIRECTIONAL, types)
-    rows = {model: overall_rows[model] | typed_rows[model] for model in overall_rows}
-    return _frame(rows, overall_labels + typed_labels)
+    """BiVLC Table 6 layout: I2T, T2I, Group per category (Replace, Swap, Add)."""
+    rows, labels = _bivlc_rows(results, benchmark, BIVLC_MAIN, types)
+    return _frame(rows, labels)
 
 
 def _format_number(value: Any, decimals: int) -> str:
