@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,13 +27,12 @@ from vlcomp.metrics.choice import (
     pair_scores_batch,
 )
 
-DATA = Path("/work/shared/data/bivlc")
+from .conftest import SHARED_DATA
+
+# Per-item results of the reference code, in ../shared/data beside the repository (CI has it).
+DATA = SHARED_DATA / "bivlc"
 BIVLC_CSV = DATA / "BiVLC_ViT-B-32.csv"
 SUGARCREPE_CSV = DATA / "SUGARCREPE_CORRECT_ViT-B-32.csv"
-needs_bivlc = pytest.mark.skipif(not BIVLC_CSV.exists(), reason="BiVLC CSV not available")
-needs_sugarcrepe = pytest.mark.skipif(
-    not SUGARCREPE_CSV.exists(), reason="SugarCrepe CSV not available"
-)
 
 # Reference E.1 in S[image, text] layout: s(C0,I0)=.30, s(C1,I0)=.25, s(C0,I1)=.28, s(C1,I1)=.27.
 E1 = [[0.30, 0.25], [0.28, 0.27]]
@@ -188,7 +186,6 @@ def test_order_metrics_per_seed_population_std() -> None:
 # --- SugarCrepe / BiVLC regressions on the committed CLIP ViT-B-32 results -------------------
 
 
-@needs_sugarcrepe
 def test_sugarcrepe_regression_counts() -> None:
     table = pd.read_csv(SUGARCREPE_CSV)
     assert len(table) == 7512
@@ -209,7 +206,6 @@ def test_sugarcrepe_regression_counts() -> None:
     assert round(result["overall"]["accuracy"], 2) == 76.56
 
 
-@needs_bivlc
 def test_bivlc_regression_table2_and_table6() -> None:
     table = pd.read_csv(BIVLC_CSV)
     assert len(table) == 2933
@@ -241,7 +237,6 @@ def test_bivlc_regression_table2_and_table6() -> None:
     assert result["subsets"]["swap_obj"]["n"] == 81
 
 
-@needs_bivlc
 def test_bivlc_csv_conjunctions_match_per_row() -> None:
     table = pd.read_csv(BIVLC_CSV)
     columns = combine_pair_columns(
