@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 from vlcomp.data.world import build_world, read_scenes
+from vlcomp.seeding import stable_rng
 from vlcomp.world.captions import scene_captions
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import direction, holds, layout_is_valid
 from vlcomp.world.grammar import CaptionParseError, CaptionSpec, Clause, NounPhrase, render_caption
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.render import crop_union, render_scene
-from vlcomp.world.sampler import sample_scene, stable_rng
+from vlcomp.world.sampler import sample_scene
 from vlcomp.world.scene import ABOVE, BELOW, INVERSE, LEFT_OF, NEXT_TO, RIGHT_OF, Scene, WorldObject
 
 

@@ -9,11 +9,12 @@ import pandas as pd
 from tqdm import tqdm
 
 from vlcomp.io import atomic_path, write_parquet
+from vlcomp.seeding import stable_rng
 from vlcomp.world.captions import scene_captions
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.grammar import render_caption
 from vlcomp.world.render import render_scene
-from vlcomp.world.sampler import sample_split, stable_rng
+from vlcomp.world.sampler import sample_split
 from vlcomp.world.scene import Scene
 
 SPLITS = ("train", "val", "test")

@@ -14,7 +14,6 @@ depend on the spaCy model version).
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -25,6 +24,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from vlcomp.seeding import stable_rng
 from vlcomp.text.nlp import word_tokenize
 
 if TYPE_CHECKING:
@@ -125,21 +125,14 @@ def shuffle_all_words(text: str, rng: np.random.Generator) -> str:
     return " ".join(words[k] for k in rng.permutation(len(words)))
 
 
-def _hash_words(text: str) -> list[int]:
-    """Stable 128-bit hash of ``text`` as four uint32 words."""
-    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-    return [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
-
-
 def caption_rng(seed: int, caption_id: str, stream: str = "") -> np.random.Generator:
-    """Generator seeded from ``(seed, caption_id, stream)`` with blake2b (never ``hash()``).
+    """Generator for one caption, seeded from ``(seed, caption_id, stream)``.
 
     ``stream`` separates independent draws for the same caption (e.g. one per perturbation).
     """
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
-    entropy = [int(seed), *_hash_words(str(caption_id)), *_hash_words(stream)]
-    return np.random.default_rng(np.random.SeedSequence(entropy))
+    return stable_rng("order", int(seed), str(caption_id), stream)
 
 
 @dataclass(frozen=True)

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 
 import numpy as np
 
+from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import inside, layout_is_valid, pair_is_clear
 from vlcomp.world.scene import Scene, WorldObject
 
 MAX_PLACEMENT_TRIES = 200
-
-
-def stable_rng(*keys: object) -> np.random.Generator:
-    """A numpy generator seeded from a stable hash of ``keys`` (independent of run order)."""
-    digest = hashlib.blake2b("\x1f".join(map(str, keys)).encode(), digest_size=16).digest()
-    return np.random.default_rng(int.from_bytes(digest, "little"))
 
 
 def scene_id(split: str, index: int) -> str:
