@@ -1,0 +1,94 @@
+"""ARO VG-Relation and VG-Attribution items from world scenes (ARO appendix A procedure).
+
+For every pair of objects of different categories we crop the union box and fill ARO's
+templates: relations "the [obj1] is [relation] the [obj2]" vs the swapped "the [obj2] is
+[relation] the [obj1]"; attributes "the [att1] [obj1] and the [att2] [obj2]" vs "the [att2]
+[obj1] and the [att1] [obj2]". Texts are stored ``[false, true]`` with label 1 as in ARO, and
+ties are wrong (ARO's argmax picks index 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+from PIL import Image
+
+from vlcomp.benchmarks.schema import make_items
+from vlcomp.world.config import WorldConfig
+from vlcomp.world.geometry import true_relations
+from vlcomp.world.oracle import Oracle
+from vlcomp.world.render import crop_union
+from vlcomp.seeding import stable_rng
+from vlcomp.world.scene import SYMMETRIC_RELATIONS, Scene
+
+
+def crop_id(scene: Scene, i: int, j: int) -> str:
+    return f"{scene.scene_id}-crop{i}{j}"
+
+
+def write_crops(scenes: Iterable[Scene], images: pd.DataFrame, crops_dir: Path) -> pd.DataFrame:
+    """Crop the union box of every object pair; returns the image set (image_id, path)."""
+    crops_dir.mkdir(parents=True, exist_ok=True)
+    paths = dict(zip(images.image_id, images.path, strict=True))
+    rows = []
+    for scene in scenes:
+        with Image.open(paths[scene.scene_id]) as img:
+            img = img.convert("RGB")
+            for i, j in combinations(range(len(scene.objects)), 2):
+                cid = crop_id(scene, i, j)
+                path = crops_dir / f"{cid}.png"
+                crop_union(img, [scene.objects[i], scene.objects[j]]).save(path)
+                rows.append({"image_id": cid, "path": str(path), "scene_id": scene.scene_id})
+    return pd.DataFrame(rows)
+
+
+def relation_items(scenes: Iterable[Scene], cfg: WorldConfig, seed: int) -> pd.DataFrame:
+    """VG-Relation items: one per object pair and relation that holds (subject drawn at random)."""
+    oracle, rows = Oracle(cfg), []
+    for scene in scenes:
+        rng = stable_rng("vg_relation", seed, scene.scene_id)
+        for i, j in combinations(range(len(scene.objects)), 2):
+            if rng.random() < 0.5:
+                i, j = j, i
+            a, b = scene.objects[i], scene.objects[j]
+            for rel in true_relations(a, b, cfg.next_to_distance):
+                true = f"the {a.shape} is {rel} the {b.shape}"
+                false = f"the {b.shape} is {rel} the {a.shape}"
+                if rel not in SYMMETRIC_RELATIONS and (
+                    not oracle.is_true(true, scene) or oracle.is_true(false, scene)
+                ):
+                    raise AssertionError(f"{scene.scene_id}: oracle disagrees on {true!r}")
+                rows.append({
+                    "item_id": f"{crop_id(scene, min(i, j), max(i, j))}-{rel.replace(' ', '_')}",
+                    "subset": rel, "image_ids": [crop_id(scene, min(i, j), max(i, j))],
+                    "texts": [false, true], "protocol": "i2t", "label": 1,
+                    "tie_policy": "strict", "scene_id": scene.scene_id,
+                })
+    return make_items(rows)
+
+
+def attribution_items(scenes: Iterable[Scene], cfg: WorldConfig, seed: int) -> pd.DataFrame:
+    """VG-Attribution items: pairs whose shapes and colours both differ; subset "att1_att2"."""
+    oracle, rows = Oracle(cfg), []
+    for scene in scenes:
+        rng = stable_rng("vg_attribution", seed, scene.scene_id)
+        for i, j in combinations(range(len(scene.objects)), 2):
+            if rng.random() < 0.5:
+                i, j = j, i
+            a, b = scene.objects[i], scene.objects[j]
+            if a.color == b.color or a.shape == b.shape:
+                continue
+            true = f"the {a.color} {a.shape} and the {b.color} {b.shape}"
+            false = f"the {b.color} {a.shape} and the {a.color} {b.shape}"
+            if not oracle.is_true(true, scene) or oracle.is_true(false, scene):
+                raise AssertionError(f"{scene.scene_id}: oracle disagrees on {true!r}")
+            cid = crop_id(scene, min(i, j), max(i, j))
+            rows.append({
+                "item_id": cid, "subset": f"{a.color}_{b.color}", "image_ids": [cid],
+                "texts": [false, true], "protocol": "i2t", "label": 1, "tie_policy": "strict",
+                "scene_id": scene.scene_id,
+            })
+    return make_items(rows)

@@ -1,0 +1,59 @@
+"""SugarCrepe-style items from world scenes: 7 subsets made by scene-graph edits.
+
+A positive is one of the scene's own captions; the negative is the same caption structure
+written about an edited scene (see ``vlcomp.world.edits``), so it is fluent by construction;
+the oracle confirms it is false of the image. Each scene contributes at most one item per
+subset. The edited scenes are kept: they are what BiVLC-style negative images depict.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from vlcomp.benchmarks.schema import make_items
+from vlcomp.world.config import WorldConfig
+from vlcomp.world.edits import SUBSETS, apply_edit
+from vlcomp.world.grammar import CaptionSpec, render_caption
+from vlcomp.world.oracle import Oracle
+from vlcomp.seeding import stable_rng
+from vlcomp.world.scene import Scene
+
+
+def sugarcrepe_items(
+    scenes: dict[str, Scene], captions: pd.DataFrame, cfg: WorldConfig, seed: int,
+    subsets: tuple[str, ...] = SUBSETS,
+) -> tuple[pd.DataFrame, list[Scene]]:
+    """Items (choice schema, plus type/subtype/caption_id/positive_false_on_negative) and the
+    edited scene of each item (scene_id = ``{item_id}-neg``)."""
+    oracle, rows, edited = Oracle(cfg), [], []
+    by_image = {k: g for k, g in captions.groupby("image_id", sort=True)}
+    for scene_id in sorted(scenes):
+        scene = scenes[scene_id]
+        caps = by_image.get(scene_id)
+        if caps is None:
+            continue
+        for subset in subsets:
+            rng = stable_rng("sugarcrepe", seed, scene_id, subset)
+            for k in rng.permutation(len(caps)):
+                cap = caps.iloc[int(k)]
+                spec = CaptionSpec.from_json(cap.spec)
+                edit = apply_edit(subset, spec, scene, rng, cfg)
+                if edit is None:
+                    continue
+                negative = render_caption(edit.negative)
+                if negative == cap.text or oracle.is_true(edit.negative, scene):
+                    continue
+                if not oracle.is_true(edit.negative, edit.scene):
+                    raise AssertionError(f"{scene_id} {subset}: edited scene misses {negative!r}")
+                item_id = f"{subset}-{scene_id}"
+                kind, sub = subset.split("_")
+                rows.append({
+                    "item_id": item_id, "subset": subset, "image_ids": [scene_id],
+                    "texts": [cap.text, negative], "protocol": "i2t", "label": 0,
+                    "tie_policy": "strict", "type": kind, "subtype": sub,
+                    "caption_id": cap.caption_id,
+                    "positive_false_on_negative": not oracle.is_true(spec, edit.scene),
+                })
+                edited.append(edit.scene.with_objects(edit.scene.objects, f"{item_id}-neg"))
+                break
+    return make_items(rows), edited
