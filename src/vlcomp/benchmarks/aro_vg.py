@@ -17,11 +17,11 @@ import pandas as pd
 from PIL import Image
 
 from vlcomp.benchmarks.schema import make_items
+from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import true_relations
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.render import crop_union
-from vlcomp.seeding import stable_rng
 from vlcomp.world.scene import SYMMETRIC_RELATIONS, Scene
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pandas as pd
 
 from vlcomp.benchmarks.schema import make_items
+from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.edits import SUBSETS, apply_edit
 from vlcomp.world.grammar import CaptionSpec, render_caption
 from vlcomp.world.oracle import Oracle
-from vlcomp.seeding import stable_rng
 from vlcomp.world.scene import Scene
 
 
