@@ -9,7 +9,7 @@ ties are wrong (ARO's argmax picks index 0).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import combinations
 from pathlib import Path
 
@@ -22,7 +22,7 @@ from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import true_relations
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.render import crop_union
-from vlcomp.world.scene import SYMMETRIC_RELATIONS, Scene
+from vlcomp.world.scene import SYMMETRIC_RELATIONS, Scene, WorldObject
 
 
 def crop_id(scene: Scene, i: int, j: int) -> str:
@@ -45,50 +45,52 @@ def write_crops(scenes: Iterable[Scene], images: pd.DataFrame, crops_dir: Path) 
     return pd.DataFrame(rows)
 
 
+def _object_pairs(
+    scenes: Iterable[Scene], stream: str, seed: int
+) -> Iterator[tuple[Scene, WorldObject, WorldObject, str]]:
+    """Every object pair of every scene, in a seeded random order, with its crop id."""
+    for scene in scenes:
+        rng = stable_rng(stream, seed, scene.scene_id)
+        for i, j in combinations(range(len(scene.objects)), 2):
+            cid = crop_id(scene, i, j)
+            if rng.random() < 0.5:
+                i, j = j, i
+            yield scene, scene.objects[i], scene.objects[j], cid
+
+
+def _choice_item(item_id: str, subset: str, crop: str, true: str, false: str, scene_id: str):
+    """An ARO item: texts ``[false, true]``, label 1, ties wrong (argmax picks index 0)."""
+    return {
+        "item_id": item_id, "subset": subset, "image_ids": [crop], "texts": [false, true],
+        "protocol": "i2t", "label": 1, "tie_policy": "strict", "scene_id": scene_id,
+    }
+
+
 def relation_items(scenes: Iterable[Scene], cfg: WorldConfig, seed: int) -> pd.DataFrame:
     """VG-Relation items: one per object pair and relation that holds (subject drawn at random)."""
     oracle, rows = Oracle(cfg), []
-    for scene in scenes:
-        rng = stable_rng("vg_relation", seed, scene.scene_id)
-        for i, j in combinations(range(len(scene.objects)), 2):
-            if rng.random() < 0.5:
-                i, j = j, i
-            a, b = scene.objects[i], scene.objects[j]
-            for rel in true_relations(a, b, cfg.next_to_distance):
-                true = f"the {a.shape} is {rel} the {b.shape}"
-                false = f"the {b.shape} is {rel} the {a.shape}"
-                if rel not in SYMMETRIC_RELATIONS and (
-                    not oracle.is_true(true, scene) or oracle.is_true(false, scene)
-                ):
-                    raise AssertionError(f"{scene.scene_id}: oracle disagrees on {true!r}")
-                rows.append({
-                    "item_id": f"{crop_id(scene, min(i, j), max(i, j))}-{rel.replace(' ', '_')}",
-                    "subset": rel, "image_ids": [crop_id(scene, min(i, j), max(i, j))],
-                    "texts": [false, true], "protocol": "i2t", "label": 1,
-                    "tie_policy": "strict", "scene_id": scene.scene_id,
-                })
+    for scene, a, b, cid in _object_pairs(scenes, "vg_relation", seed):
+        for rel in true_relations(a, b, cfg.next_to_distance):
+            true = f"the {a.shape} is {rel} the {b.shape}"
+            false = f"the {b.shape} is {rel} the {a.shape}"
+            if rel not in SYMMETRIC_RELATIONS and (
+                not oracle.is_true(true, scene) or oracle.is_true(false, scene)
+            ):
+                raise AssertionError(f"{scene.scene_id}: oracle disagrees on {true!r}")
+            item_id = f"{cid}-{rel.replace(' ', '_')}"
+            rows.append(_choice_item(item_id, rel, cid, true, false, scene.scene_id))
     return make_items(rows)
 
 
 def attribution_items(scenes: Iterable[Scene], cfg: WorldConfig, seed: int) -> pd.DataFrame:
     """VG-Attribution items: pairs whose shapes and colours both differ; subset "att1_att2"."""
     oracle, rows = Oracle(cfg), []
-    for scene in scenes:
-        rng = stable_rng("vg_attribution", seed, scene.scene_id)
-        for i, j in combinations(range(len(scene.objects)), 2):
-            if rng.random() < 0.5:
-                i, j = j, i
-            a, b = scene.objects[i], scene.objects[j]
-            if a.color == b.color or a.shape == b.shape:
-                continue
-            true = f"the {a.color} {a.shape} and the {b.color} {b.shape}"
-            false = f"the {b.color} {a.shape} and the {a.color} {b.shape}"
-            if not oracle.is_true(true, scene) or oracle.is_true(false, scene):
-                raise AssertionError(f"{scene.scene_id}: oracle disagrees on {true!r}")
-            cid = crop_id(scene, min(i, j), max(i, j))
-            rows.append({
-                "item_id": cid, "subset": f"{a.color}_{b.color}", "image_ids": [cid],
-                "texts": [false, true], "protocol": "i2t", "label": 1, "tie_policy": "strict",
-                "scene_id": scene.scene_id,
-            })
+    for scene, a, b, cid in _object_pairs(scenes, "vg_attribution", seed):
+        if a.color == b.color or a.shape == b.shape:
+            continue
+        true = f"the {a.color} {a.shape} and the {b.color} {b.shape}"
+        false = f"the {b.color} {a.shape} and the {a.color} {b.shape}"
+        if not oracle.is_true(true, scene) or oracle.is_true(false, scene):
+            raise AssertionError(f"{scene.scene_id}: oracle disagrees on {true!r}")
+        rows.append(_choice_item(cid, f"{a.color}_{b.color}", cid, true, false, scene.scene_id))
     return make_items(rows)
