@@ -1,0 +1,1 @@
+"""Image-side tools: nearest-neighbour pairing (and image perturbations later)."""
