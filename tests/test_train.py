@@ -116,3 +116,48 @@ def test_train_clip_learns_and_is_deterministic(tmp_path):
     assert all(torch.equal(state_a[k], state_b[k]) for k in state_a)
     model_c, _, _ = _run(tmp_path, seed=1, name="log_c.csv")
     assert not torch.equal(state_a["text_projection"], model_c.state_dict()["text_projection"])
+
+
+def test_killed_run_resumes_to_the_same_weights(tmp_path, monkeypatch):
+    """A run killed after epoch 2 (mid-epoch 3) and rerun ends bitwise equal to one unbroken."""
+    import vlcomp.train.clip_trainer as trainer
+
+    images, captions = _colour_task(64, 0)
+    cfg = TrainConfig(epochs=3, batch_size=16, lr=2e-3, warmup_steps=2, seed=0, threads=2)
+    tokenizer = world_tokenizer(TINY_WORLD)
+
+    def fresh():
+        torch.manual_seed(0)
+        return build_world_clip(TINY_WORLD)
+
+    unbroken = fresh()
+    train_clip(unbroken, images, captions, tokenizer, cfg)
+
+    state = tmp_path / "state.pt"
+    real_loss = trainer.clip_loss
+    calls = {"n": 0}
+
+    def dying_loss(*args):
+        calls["n"] += 1
+        if calls["n"] == 2 * steps_per_epoch(64, 16) + 2:  # two steps into epoch 3
+            raise KeyboardInterrupt("killed")
+        return real_loss(*args)
+
+    monkeypatch.setattr(trainer, "clip_loss", dying_loss)
+    with pytest.raises(KeyboardInterrupt):
+        train_clip(fresh(), images, captions, tokenizer, cfg, resume_path=state)
+    monkeypatch.setattr(trainer, "clip_loss", real_loss)
+    assert torch.load(state, weights_only=True)["epoch"] == 2
+
+    resumed = fresh()
+    log = tmp_path / "log.csv"
+    train_clip(resumed, images, captions, tokenizer, cfg, log_path=log, resume_path=state)
+    a, b = unbroken.state_dict(), resumed.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    with open(log) as fh:
+        assert [int(r["epoch"]) for r in csv.DictReader(fh)] == [1, 2, 3]
+
+    other = TrainConfig(epochs=1, batch_size=16, lr=1e-3, warmup_steps=2, seed=0, threads=2)
+    with pytest.warns(UserWarning, match="another configuration"):
+        train_clip(fresh(), images, captions, tokenizer, other, resume_path=state)
+    assert torch.load(state, weights_only=True)["config"]["lr"] == 1e-3  # started over

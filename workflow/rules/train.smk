@@ -19,6 +19,8 @@ rule train_clip:
         runtime=120,
     params:
         run=lambda wc: config["train"][wc.run],
+        # Not an output: it must survive a killed job so that a rerun resumes from it.
+        resume=lambda wc: f"results/checkpoints/{wc.run}/resume_state.pt",
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
     script:

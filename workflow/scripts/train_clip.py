@@ -1,5 +1,7 @@
 """Pretrain the world CLIP from scratch with symmetric InfoNCE on the train captions."""
 
+from pathlib import Path
+
 import pandas as pd
 import torch
 
@@ -30,7 +32,9 @@ with job_log(snakemake.log[0]) as log:
     last = train_clip(
         model, train_x, train_caps, world_tokenizer(model_cfg), cfg, val_images=val_x,
         val_captions=finest_captions(val_caps), log_path=snakemake.output.log_csv,
+        resume_path=snakemake.params.resume,
     )
     save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg), cfg.epochs)
     write_json({k: v for k, v in last.items() if k != "seconds"}, snakemake.output.val)
+    Path(snakemake.params.resume).unlink(missing_ok=True)
     log.info("final: %s", last)

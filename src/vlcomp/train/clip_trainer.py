@@ -7,9 +7,11 @@ import math
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -137,6 +139,58 @@ def write_log_csv(path: str | os.PathLike, rows: list[dict[str, Any]], columns: 
         writer.writerows(rows)
 
 
+def save_training_state(
+    path: str | os.PathLike,
+    model: Any,
+    optimizer: torch.optim.Optimizer,
+    rng: np.random.Generator,
+    cfg: TrainConfig,
+    epoch: int,
+    step: int,
+    rows: list[dict[str, Any]],
+) -> None:
+    """Everything needed to continue training after ``epoch``, written atomically."""
+    state = {
+        "epoch": epoch,
+        "step": step,
+        "rows": rows,
+        "config": asdict(cfg),
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "numpy_rng": rng.bit_generator.state,
+        "torch_rng": torch.get_rng_state(),
+    }
+    with atomic_path(path) as tmp:
+        torch.save(state, tmp)
+
+
+def load_training_state(
+    path: str | os.PathLike,
+    model: Any,
+    optimizer: torch.optim.Optimizer,
+    rng: np.random.Generator,
+    cfg: TrainConfig,
+) -> dict[str, Any] | None:
+    """Restore a state written by `save_training_state` into model, optimizer and rng.
+
+    Returns None (and changes nothing) when the state belongs to another configuration.
+    """
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    saved = {k: v for k, v in state["config"].items() if k != "threads"}
+    wanted = {k: v for k, v in asdict(cfg).items() if k != "threads"}
+    if saved != wanted:
+        warnings.warn(
+            f"{path}: training state is for another configuration ({saved}); starting over",
+            stacklevel=2,
+        )
+        return None
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    rng.bit_generator.state = state["numpy_rng"]
+    torch.set_rng_state(state["torch_rng"])
+    return state
+
+
 def train_clip(
     model: Any,
     images: np.ndarray,
@@ -146,8 +200,14 @@ def train_clip(
     val_images: np.ndarray | None = None,
     val_captions: Sequence[Sequence[str]] | None = None,
     log_path: str | os.PathLike | None = None,
+    resume_path: str | os.PathLike | None = None,
 ) -> dict[str, Any]:
     """Train `model` in place with symmetric InfoNCE; returns the last epoch's log row.
+
+    With `resume_path`, the full training state (weights, optimizer, random generators, log)
+    is written there atomically after every epoch; when the file exists at the start, training
+    continues from it, so a run killed at any point and rerun ends with the same weights as
+    an uninterrupted one on CPU.
 
     Each epoch pairs every image with one of its captions, drawn (like the batch order) by
     a numpy Generator seeded with `cfg.seed`. No augmentation (flips would break left/right).
@@ -170,9 +230,13 @@ def train_clip(
             val_tokens = tokenizer([caps[0] for caps in val_captions])
         optimizer = make_optimizer(model, cfg)
         total = cfg.epochs * steps_per_epoch(len(images), cfg.batch_size)
-        step = 0
-        lr = cfg.lr
-        for epoch in range(1, cfg.epochs + 1):
+        step, first_epoch, lr = 0, 1, cfg.lr
+        if resume_path is not None and Path(resume_path).exists():
+            state = load_training_state(resume_path, model, optimizer, rng, cfg)
+            if state is not None:
+                step, first_epoch, rows = state["step"], state["epoch"] + 1, state["rows"]
+                lr = rows[-1]["lr"] if rows else cfg.lr
+        for epoch in range(first_epoch, cfg.epochs + 1):
             start = time.perf_counter()
             model.train()
             chosen = torch.from_numpy(offsets + rng.integers(0, counts))
@@ -207,6 +271,8 @@ def train_clip(
                 row.update(retrieval_r1(model, val_pixels, val_tokens))
             row["seconds"] = round(time.perf_counter() - start, 3)
             rows.append(row)
+            if resume_path is not None:
+                save_training_state(resume_path, model, optimizer, rng, cfg, epoch, step, rows)
     model.eval()
     if log_path is not None:
         write_log_csv(log_path, rows, columns)
