@@ -10,6 +10,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/world.smk"
 include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/train.smk"
+include: "workflow/rules/negatives.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/report.smk"
 

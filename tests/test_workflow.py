@@ -72,3 +72,20 @@ def test_each_image_is_embedded_once_per_model(tiny_run):
     assert sorted(p.stem for p in emb.glob("*.npy")) == ["bivlc_world", "vg_crops", "world_test"]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
     assert len(list(texts.glob("*.npy"))) == 5
+
+
+@pytest.mark.slow
+def test_hard_negative_targets_on_request(tiny_run):
+    targets = ["results/negatives/world/negclip.parquet",
+               "results/pairs/world/nn_world_clip_train_k3.parquet"]
+    result = snakemake(*targets, "--cores", "2", "--configfile", str(TINY), cwd=tiny_run)
+    assert result.returncode == 0, result.stderr[-4000:]
+    negatives = pd.read_parquet(tiny_run / targets[0])
+    train = yaml.safe_load(TINY.read_text())["world"]["splits"]["train"]
+    assert negatives.caption_id.str.startswith("train-").all()
+    assert (negatives.negatives.map(len) > 0).mean() > 0.5
+    assert negatives.negatives.map(len).max() <= 5
+    pairs = pd.read_parquet(tiny_run / targets[1])
+    assert len(pairs) == train
+    assert pairs.neighbour_ids.map(len).eq(3).all()
+    assert all(row.image_id not in row.neighbour_ids for row in pairs.itertuples())
