@@ -32,7 +32,7 @@ from spacy.util import filter_spans
 from tqdm import tqdm
 
 from vlcomp.seeding import stable_rng
-from vlcomp.text.nlp import DEFAULT_SPACY_MODEL
+from vlcomp.text.nlp import DEFAULT_SPACY_MODEL, load_spacy
 
 # Placeholder used by the gist for the three-step string swap.
 _PLACEHOLDER = "123X456"
@@ -45,19 +45,9 @@ _VERB_PATTERN = [
 _PROGRESS_MIN = 1000
 
 
-@functools.cache
 def load_negclip_nlp(name: str = DEFAULT_SPACY_MODEL) -> spacy.Language:
-    """Load spaCy pipeline ``name`` with tagger, attribute ruler *and parser* (cached per name).
-
-    ``noun_chunks`` need the dependency parser, which :func:`vlcomp.text.nlp.load_spacy` drops.
-    """
-    try:
-        return spacy.load(name, exclude=["ner", "lemmatizer"])
-    except OSError as err:
-        raise RuntimeError(
-            f"spaCy model {name!r} could not be loaded ({err}); install it or pick another "
-            "installed pipeline with a parser (the reference used 'en_core_web_lg')."
-        ) from err
+    """The tagger pipeline plus the dependency parser, which ``noun_chunks`` need (cached)."""
+    return load_spacy(name, parser=True)
 
 
 def _swap_strings(text: str, a: str, b: str) -> str:

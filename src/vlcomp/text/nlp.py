@@ -19,10 +19,14 @@ _ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "et
 
 
 @functools.cache
-def load_spacy(name: str) -> spacy.Language:
-    """Load spaCy pipeline ``name`` with only the tagging components (cached per name)."""
+def load_spacy(name: str, parser: bool = False) -> spacy.Language:
+    """Load spaCy pipeline ``name`` with only the tagging components (cached per arguments).
+
+    ``parser=True`` keeps the dependency parser too (``doc.noun_chunks`` needs it).
+    """
+    unused = [c for c in _UNUSED_COMPONENTS if not (parser and c == "parser")]
     try:
-        return spacy.load(name, exclude=list(_UNUSED_COMPONENTS))
+        return spacy.load(name, exclude=unused)
     except OSError as err:
         raise RuntimeError(
             f"spaCy model {name!r} could not be loaded ({err}). Install it, e.g. "
