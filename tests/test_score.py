@@ -11,7 +11,9 @@ from PIL import Image
 
 from vlcomp.score.embeddings import (
     embed_image_set,
+    ids_path_for,
     load_embeddings,
+    load_stacked_embeddings,
     save_embeddings,
     unique_texts,
 )
@@ -47,8 +49,11 @@ def test_embed_save_load_and_score(tmp_path):
     emb = embed_image_set(scorer, images, chunk=1)
     assert scorer.image_calls == 2 and emb.dtype == np.float32
     save_embeddings(emb, list(images.image_id), tmp_path / "e.npy", tmp_path / "e.ids.json")
-    emb2, rows_of = load_embeddings(tmp_path / "e.npy", tmp_path / "e.ids.json")
+    emb2, rows_of = load_embeddings(tmp_path / "e.npy", ids_path_for(tmp_path / "e.npy"))
     assert np.array_equal(emb, emb2) and rows_of == {"r": 0, "b": 1}
+    save_embeddings(emb[:1], ["x"], tmp_path / "f.npy", tmp_path / "f.ids.json")
+    stacked, stacked_rows = load_stacked_embeddings([tmp_path / "e.npy", tmp_path / "f.npy"])
+    assert stacked.shape == (3, 3) and stacked_rows == {"r": 0, "b": 1, "x": 2}
 
     items = pd.DataFrame({
         "item_id": ["i2t", "pair"],

@@ -63,3 +63,22 @@ def load_embeddings(npy: str | Path, ids_path: str | Path) -> tuple[np.ndarray, 
     if len(ids) != len(array):
         raise ValueError(f"{npy}: {len(array)} rows but {ids_path} lists {len(ids)} ids")
     return array, {k: i for i, k in enumerate(ids)}
+
+
+def ids_path_for(npy: str | Path) -> Path:
+    """The id list written beside an embedding file (``x.npy`` → ``x.ids.json``)."""
+    npy = Path(npy)
+    return npy.with_name(npy.name.removesuffix(".npy") + ".ids.json")
+
+
+def load_stacked_embeddings(npys: Sequence[str | Path]) -> tuple[np.ndarray, dict[str, int]]:
+    """Several embedding files stacked in order, with the row of every id."""
+    arrays, rows = [], {}
+    for npy in npys:
+        array, index = load_embeddings(npy, ids_path_for(npy))
+        offset = sum(len(a) for a in arrays)
+        rows.update({k: v + offset for k, v in index.items()})
+        arrays.append(array)
+    if not arrays:
+        raise ValueError("no embedding files given")
+    return np.concatenate(arrays), rows
