@@ -139,36 +139,34 @@ def _bivlc_rows(
     return rows, labels
 
 
-def _sugarcrepe_column(
-    results: Results, sugarcrepe: str | None
-) -> tuple[dict[str, dict[str, float]], list[str]]:
-    """The SugarCrepe micro accuracy as a leading column (BiVLC Tables 2 and 3)."""
-    rows: dict[str, dict[str, float]] = {}
+def _sugarcrepe_and_bivlc(
+    results: Results, benchmark: str, sugarcrepe: str | None, scores: Sequence[str]
+) -> pd.DataFrame:
+    """A leading SugarCrepe micro-accuracy column, then overall BiVLC ``scores``."""
+    rows, labels = _bivlc_rows(results, benchmark, scores, ())
+    if sugarcrepe is None:
+        return _frame(rows, labels)
     for model, benchmarks in results.items():
-        metrics = benchmarks.get(sugarcrepe) if sugarcrepe else None
-        rows[model] = {} if metrics is None else {
-            "SugarCrepe": _value(metrics["overall"]["accuracy"])
-        }
-    return rows, (["SugarCrepe"] if sugarcrepe else [])
+        metrics = benchmarks.get(sugarcrepe)
+        if metrics is not None:
+            rows[model] = {"SugarCrepe": _value(metrics["overall"]["accuracy"])} | rows[model]
+    return _frame(rows, ["SugarCrepe", *labels])
 
 
 def bivlc_table2(
     results: Results, benchmark: str = "bivlc", sugarcrepe: str | None = "sugarcrepe"
 ) -> pd.DataFrame:
     """BiVLC Table 2 layout: SugarCrepe accuracy, then BiVLC I2T, T2I, Group."""
-    sc_rows, sc_labels = _sugarcrepe_column(results, sugarcrepe)
-    rows, labels = _bivlc_rows(results, benchmark, BIVLC_MAIN, ())
-    return _frame({m: sc_rows[m] | rows[m] for m in rows}, sc_labels + labels)
+    return _sugarcrepe_and_bivlc(results, benchmark, sugarcrepe, BIVLC_MAIN)
 
 
 def bivlc_table3(
     results: Results, benchmark: str = "bivlc", sugarcrepe: str | None = "sugarcrepe"
 ) -> pd.DataFrame:
     """BiVLC Table 3 layout: SugarCrepe, I2T, T2I, Group, then Ipos2T, Ineg2T, Tpos2I, Tneg2I."""
-    sc_rows, sc_labels = _sugarcrepe_column(results, sugarcrepe)
-    scores = (*BIVLC_MAIN, *BIVLC_DIRECTIONAL)
-    rows, labels = _bivlc_rows(results, benchmark, scores, ())
-    return _frame({m: sc_rows[m] | rows[m] for m in rows}, sc_labels + labels)
+    return _sugarcrepe_and_bivlc(
+        results, benchmark, sugarcrepe, (*BIVLC_MAIN, *BIVLC_DIRECTIONAL)
+    )
 
 
 def bivlc_table6(
