@@ -103,11 +103,13 @@ def test_train_clip_learns_and_is_deterministic(tmp_path):
     model_a, result, log = _run(tmp_path)
     with open(log) as fh:
         rows = list(csv.DictReader(fh))
-    assert list(rows[0]) == ["epoch", "train_loss", "lr", "seconds", "val_i2t_r1", "val_t2i_r1"]
+    assert list(rows[0]) == ["epoch", "train_loss", "lr", "samples_per_s", "seconds",
+                             "val_i2t_r1", "val_t2i_r1", "val_mean_r1"]
     assert [int(r["epoch"]) for r in rows] == [1, 2, 3]
     losses = [float(r["train_loss"]) for r in rows]
     assert losses[-1] < losses[0] - 0.1, losses
-    assert set(result) >= {"val_i2t_r1", "val_t2i_r1"} and 0 <= result["val_i2t_r1"] <= 1
+    last = result.rows[-1]
+    assert result.best_epoch == 3 and 0 <= last["val_i2t_r1"] <= 1
     assert model_a.logit_scale.item() <= math.log(100) + 1e-6
     assert torch.are_deterministic_algorithms_enabled() == det_before  # global state restored
 
@@ -161,3 +163,84 @@ def test_killed_run_resumes_to_the_same_weights(tmp_path, monkeypatch):
     with pytest.warns(UserWarning, match="another configuration"):
         train_clip(fresh(), images, captions, tokenizer, other, resume_path=state)
     assert torch.load(state, weights_only=True)["config"]["lr"] == 1e-3  # started over
+
+
+def test_best_epoch_picks_highest_val_then_earliest():
+    from vlcomp.train.clip_trainer import best_epoch
+
+    rows = [{"epoch": 1, "val_mean_r1": 0.5}, {"epoch": 2, "val_mean_r1": 0.7},
+            {"epoch": 3, "val_mean_r1": 0.7}]
+    assert best_epoch(rows) == 2
+    assert best_epoch([{"epoch": 1}, {"epoch": 2}]) == 2 and best_epoch([]) == 0
+
+
+def _hard_negative_data(n: int = 48):
+    """Colour images whose captions also name a wrong colour as a negative."""
+    images, captions = _colour_task(n, 0)
+    names = list(COLOURS)
+    negatives = [[[c.replace(name, names[(k + 1) % 4]) for k, name in enumerate(names)
+                   if name in c][:1] for c in caps] for caps in captions]
+    neighbours = [[(i + 1) % n, (i + 2) % n, (i + 3) % n] for i in range(n)]
+    return images, captions, negatives, neighbours
+
+
+@pytest.mark.parametrize("objective", ["negclip", "trohn_text"])
+def test_hard_negative_objectives_train_deterministically(tmp_path, objective):
+    images, captions, negatives, neighbours = _hard_negative_data()
+    val_images, val_captions = _colour_task(16, 1)
+    cfg = TrainConfig(epochs=2, batch_size=16, lr=2e-3, warmup_steps=2, seed=0, threads=2,
+                      objective=objective)
+    hard = {"negatives": negatives}
+    if objective == "negclip":
+        hard["neighbours"] = neighbours
+    states = []
+    for name in ("a", "b"):
+        torch.manual_seed(0)
+        model = build_world_clip(TINY_WORLD)
+        result = train_clip(model, images, captions, world_tokenizer(TINY_WORLD), cfg,
+                            val_images, val_captions, epoch_dir=tmp_path / name, **hard)
+        states.append(model.state_dict())
+        assert sorted(p.name for p in (tmp_path / name).iterdir()) == ["epoch001.pt",
+                                                                       "epoch002.pt"]
+        assert result.rows[-1]["samples_per_s"] > 0
+    assert all(torch.equal(states[0][k], states[1][k]) for k in states[0])
+    with pytest.raises(ValueError, match="needs negative captions"):
+        train_clip(build_world_clip(TINY_WORLD), images, captions,
+                   world_tokenizer(TINY_WORLD), cfg)
+
+
+def test_negclip_objective_differs_from_clip(tmp_path):
+    images, captions, negatives, neighbours = _hard_negative_data()
+    tokenizer = world_tokenizer(TINY_WORLD)
+    out = {}
+    for objective in ("clip", "negclip"):
+        torch.manual_seed(0)
+        model = build_world_clip(TINY_WORLD)
+        cfg = TrainConfig(epochs=1, batch_size=16, lr=2e-3, warmup_steps=2, seed=0,
+                          threads=2, objective=objective)
+        train_clip(model, images, captions, tokenizer, cfg, negatives=negatives,
+                   neighbours=neighbours)
+        out[objective] = model.state_dict()["text_projection"]
+    assert not torch.equal(out["clip"], out["negclip"])
+
+
+def test_best_epoch_weights_are_restored(tmp_path, monkeypatch):
+    """With an epoch directory the model ends on the best validation epoch's weights."""
+    import vlcomp.train.clip_trainer as trainer
+
+    scores = iter([0.9, 0.2, 0.1])  # epoch 1 is best
+
+    def fake_r1(*args, **kwargs):
+        v = next(scores)
+        return {"val_i2t_r1": v, "val_t2i_r1": v, "val_mean_r1": v}
+
+    monkeypatch.setattr(trainer, "retrieval_r1", fake_r1)
+    images, captions = _colour_task(32, 0)
+    torch.manual_seed(0)
+    model = build_world_clip(TINY_WORLD)
+    cfg = TrainConfig(epochs=3, batch_size=16, lr=2e-3, warmup_steps=2, seed=0, threads=2)
+    result = train_clip(model, images, captions, world_tokenizer(TINY_WORLD), cfg,
+                        images, captions, epoch_dir=tmp_path)
+    assert result.best_epoch == 1
+    saved = torch.load(tmp_path / "epoch001.pt", weights_only=True)
+    assert all(torch.equal(saved[k], v) for k, v in model.state_dict().items())

@@ -1,4 +1,4 @@
-"""Deterministic CPU contrastive pretraining of an open_clip CLIP on in-memory images."""
+"""Deterministic contrastive training (pretraining or fine-tuning) of an open_clip CLIP."""
 
 from __future__ import annotations
 
@@ -20,12 +20,14 @@ from tqdm import tqdm
 
 from vlcomp.io import atomic_path
 from vlcomp.models.world_clip import images_to_tensor
-from vlcomp.train.losses import clip_loss
+from vlcomp.train.batches import BatchComposer
+from vlcomp.train.losses import clip_loss, hard_negative_text_loss
 
 Tokenizer = Callable[[list[str]], torch.Tensor]
 MAX_LOGIT_SCALE = math.log(100)
-LOG_COLUMNS = ["epoch", "train_loss", "lr", "seconds"]
-VAL_COLUMNS = ["val_i2t_r1", "val_t2i_r1"]
+LOG_COLUMNS = ["epoch", "train_loss", "lr", "samples_per_s", "seconds"]
+VAL_COLUMNS = ["val_i2t_r1", "val_t2i_r1", "val_mean_r1"]
+EPOCH_FILE = "epoch{epoch:03d}.pt"
 
 
 @dataclass
@@ -40,6 +42,30 @@ class TrainConfig:
     seed: int = 0
     threads: int = 2
     grad_clip: float | None = None
+    objective: str = "clip"
+    amp: bool = True
+
+
+@dataclass
+class TrainResult:
+    """Per-epoch log rows and the epoch whose weights the model holds at the end."""
+
+    rows: list[dict[str, Any]]
+    best_epoch: int
+
+
+def best_epoch(rows: Sequence[dict[str, Any]], key: str = "val_mean_r1") -> int:
+    """The epoch with the highest ``key`` (the earliest on ties); the last without ``key``.
+
+    0 when there are no rows (nothing trained). Mean val R@1 is BiVLC's selection rule, and
+    the ARO paper picks NegCLIP's epoch by validation retrieval too.
+    """
+    if not rows:
+        return 0
+    if key not in rows[0]:
+        return int(rows[-1]["epoch"])
+    best = max(rows, key=lambda r: (r[key], -r["epoch"]))
+    return int(best["epoch"])
 
 
 def cosine_lr(step: int, total_steps: int, warmup_steps: int, base_lr: float) -> float:
@@ -125,10 +151,9 @@ def retrieval_r1(
     )
     sims = img.float() @ txt.float().T
     target = torch.arange(len(sims), device=sims.device)
-    return {
-        "val_i2t_r1": (sims.argmax(dim=1) == target).float().mean().item(),
-        "val_t2i_r1": (sims.argmax(dim=0) == target).float().mean().item(),
-    }
+    i2t = (sims.argmax(dim=1) == target).float().mean().item()
+    t2i = (sims.argmax(dim=0) == target).float().mean().item()
+    return {"val_i2t_r1": i2t, "val_t2i_r1": t2i, "val_mean_r1": (i2t + t2i) / 2}
 
 
 def write_log_csv(path: str | os.PathLike, rows: list[dict[str, Any]], columns: list[str]) -> None:
@@ -191,6 +216,20 @@ def load_training_state(
     return state
 
 
+def _autocast(device: torch.device, enabled: bool):
+    """bfloat16 autocast on CUDA (no loss scaling needed); a no-op elsewhere."""
+    return torch.autocast("cuda", dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
+
+
+def save_epoch_weights(epoch_dir: str | os.PathLike, epoch: int, model: Any) -> Path:
+    """The model's state dict after ``epoch``, written atomically into ``epoch_dir``."""
+    path = Path(epoch_dir) / EPOCH_FILE.format(epoch=epoch)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, tmp)
+    return path
+
+
 def train_clip(
     model: Any,
     images: np.ndarray,
@@ -201,18 +240,27 @@ def train_clip(
     val_captions: Sequence[Sequence[str]] | None = None,
     log_path: str | os.PathLike | None = None,
     resume_path: str | os.PathLike | None = None,
-) -> dict[str, Any]:
-    """Train `model` in place with symmetric InfoNCE; returns the last epoch's log row.
+    negatives: Sequence[Sequence[Sequence[str]]] | None = None,
+    neighbours: Sequence[Sequence[int]] | None = None,
+    epoch_dir: str | os.PathLike | None = None,
+) -> TrainResult:
+    """Train `model` in place with the objective ``cfg.objective`` (see `vlcomp.train.batches`).
 
-    With `resume_path`, the full training state (weights, optimizer, random generators, log)
-    is written there atomically after every epoch; when the file exists at the start, training
-    continues from it, so a run killed at any point and rerun ends with the same weights as
-    an uninterrupted one on CPU.
+    ``negatives`` (per image, per caption, a list of negative captions) serve ``negclip`` and
+    ``trohn_text``; ``neighbours`` (per image, row indices of its hard images) ``negclip``.
 
-    Each epoch pairs every image with one of its captions, drawn (like the batch order) by
-    a numpy Generator seeded with `cfg.seed`. No augmentation (flips would break left/right).
-    Seed the model's initialisation yourself; with that, two CPU runs give identical weights.
-    Validation (if given) uses the first caption of each image.
+    With `epoch_dir`, each epoch's weights go to ``epoch{n:03d}.pt`` there, and at the end
+    the model is loaded with the best epoch's weights (highest mean validation R@1; see
+    `best_epoch`). With `resume_path`, the full training state (weights, optimizer, random
+    generators, log) is written there atomically after every epoch; when the file exists at
+    the start, training continues from it, so a run killed at any point and rerun ends with
+    the same weights as an uninterrupted one on CPU.
+
+    Each epoch pairs every image with one of its captions, drawn (like the batch order and
+    every hard example) by a numpy Generator seeded with `cfg.seed`. No augmentation (flips
+    would break left/right). Seed the model's initialisation yourself; with that, two CPU
+    runs give identical weights. Validation (if given) uses the first caption of each image.
+    On CUDA with ``cfg.amp`` the forward pass runs under bfloat16 autocast.
     """
     if len(images) != len(captions):
         raise ValueError(f"{len(images)} images but {len(captions)} caption lists")
@@ -225,6 +273,7 @@ def train_clip(
         device = next(model.parameters()).device
         pixels = images_to_tensor(images)
         tokens, offsets, counts = tokenize_captions(captions, tokenizer)
+        composer = BatchComposer(cfg.objective, counts, tokenizer, negatives, neighbours)
         if has_val:
             val_pixels = images_to_tensor(val_images)
             val_tokens = tokenizer([caps[0] for caps in val_captions])
@@ -239,18 +288,30 @@ def train_clip(
         for epoch in range(first_epoch, cfg.epochs + 1):
             start = time.perf_counter()
             model.train()
-            chosen = torch.from_numpy(offsets + rng.integers(0, counts))
-            losses = []
+            chosen = offsets + rng.integers(0, counts)
+            losses, samples = [], 0
             batches = _epoch_batches(len(images), cfg.batch_size, rng)
             bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", file=sys.stderr, leave=False)
             for batch in bar:
                 lr = cosine_lr(step, total, cfg.warmup_steps, cfg.lr)
                 for group in optimizer.param_groups:
                     group["lr"] = lr
-                idx = torch.from_numpy(batch)
-                img_f = model.encode_image(pixels[idx].to(device), normalize=True)
-                txt_f = model.encode_text(tokens[chosen[idx]].to(device), normalize=True)
-                loss = clip_loss(img_f, txt_f, model.logit_scale.exp())
+                rows_ = composer.step(batch, chosen, rng)
+                with _autocast(device, cfg.amp):
+                    img_f = model.encode_image(
+                        pixels[torch.from_numpy(rows_.images)].to(device), normalize=True
+                    )
+                    txt_f = model.encode_text(
+                        torch.cat([tokens[torch.from_numpy(rows_.texts)],
+                                   composer.neg_tokens[torch.from_numpy(rows_.negatives)]]
+                                  ).to(device),
+                        normalize=True,
+                    )
+                scale = model.logit_scale.exp()
+                if len(rows_.negatives) or len(rows_.images) != len(batch):
+                    loss = hard_negative_text_loss(img_f.float(), txt_f.float(), scale)
+                else:
+                    loss = clip_loss(img_f.float(), txt_f.float(), scale)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 if cfg.grad_clip:
@@ -259,21 +320,32 @@ def train_clip(
                 with torch.no_grad():
                     model.logit_scale.clamp_(0, MAX_LOGIT_SCALE)
                 losses.append(loss.item())
+                samples += len(batch)
                 bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
                 step += 1
+            train_seconds = time.perf_counter() - start
             row: dict[str, Any] = {
                 "epoch": epoch,
                 "train_loss": float(np.mean(losses)) if losses else float("nan"),
                 "lr": lr,
+                "samples_per_s": round(samples / train_seconds, 1),
             }
             if has_val:
                 model.eval()
                 row.update(retrieval_r1(model, val_pixels, val_tokens))
             row["seconds"] = round(time.perf_counter() - start, 3)
             rows.append(row)
+            if epoch_dir is not None:
+                save_epoch_weights(epoch_dir, epoch, model)
             if resume_path is not None:
                 save_training_state(resume_path, model, optimizer, rng, cfg, epoch, step, rows)
+    final_epoch = int(rows[-1]["epoch"]) if rows else 0
+    if epoch_dir is not None and rows:
+        final_epoch = best_epoch(rows)
+        if final_epoch != rows[-1]["epoch"]:
+            best = Path(epoch_dir) / EPOCH_FILE.format(epoch=final_epoch)
+            model.load_state_dict(torch.load(best, map_location=device, weights_only=True))
     model.eval()
     if log_path is not None:
         write_log_csv(log_path, rows, columns)
-    return rows[-1] if rows else {}
+    return TrainResult(rows=rows, best_epoch=final_epoch)

@@ -1,34 +1,56 @@
-"""In-memory training data for contrastive pretraining: image arrays and caption lists."""
+"""In-memory training data: image arrays, caption lists, hard negatives and neighbour images."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from PIL import Image
 
 
+@dataclass
+class SplitData:
+    """One split: images (N, H, W, 3) uint8 and, per image, its captions and their ids."""
+
+    image_ids: list[str]
+    images: np.ndarray
+    captions: list[list[str]]
+    caption_ids: list[list[str]]
+
+
 def load_split(
     images: pd.DataFrame, captions: pd.DataFrame, split: str, drop_uncaptioned: bool = False
-) -> tuple[np.ndarray, list[list[str]]]:
-    """Images of ``split`` as an (N, H, W, 3) uint8 array and each image's captions.
+) -> SplitData:
+    """Images of ``split`` in ``image_id`` order with their captions (file order kept).
 
     Images without captions are an error, or are left out with ``drop_uncaptioned`` (when
     captions were filtered, e.g. to some templates).
     """
     imgs = images[images.split == split].sort_values("image_id")
-    by_image = captions[captions.split == split].groupby("image_id").text.apply(list)
+    caps = captions[captions.split == split]
+    if "caption_id" not in caps:
+        caps = caps.assign(caption_id=[str(i) for i in range(len(caps))])
+    groups = {k: g for k, g in caps.groupby("image_id", sort=False)}
     if drop_uncaptioned:
-        imgs = imgs[imgs.image_id.isin(by_image.index)]
+        imgs = imgs[imgs.image_id.isin(groups)]
     if imgs.empty:
         raise ValueError(f"no images in split {split!r}")
-    missing = [i for i in imgs.image_id if i not in by_image.index]
+    missing = [i for i in imgs.image_id if i not in groups]
     if missing:
         raise ValueError(f"split {split!r}: images without captions, e.g. {missing[:3]}")
     arrays = []
     for path in imgs.path:
         with Image.open(path) as img:
             arrays.append(np.asarray(img.convert("RGB"), dtype=np.uint8))
-    return np.stack(arrays), [list(by_image[i]) for i in imgs.image_id]
+    ids = [str(i) for i in imgs.image_id]
+    return SplitData(
+        image_ids=ids,
+        images=np.stack(arrays),
+        captions=[[str(t) for t in groups[i].text] for i in ids],
+        caption_ids=[[str(c) for c in groups[i].caption_id] for i in ids],
+    )
 
 
 def finest_captions(captions: list[list[str]]) -> list[list[str]]:
@@ -36,3 +58,44 @@ def finest_captions(captions: list[list[str]]) -> list[list[str]]:
     list, for validation retrieval: coarse captions such as "a circle and a square" fit many
     images, so retrieval with them measures the world's ambiguity rather than the model."""
     return [[max(caps, key=len)] for caps in captions]
+
+
+def negatives_by_caption(table: pd.DataFrame) -> dict[str, list[str]]:
+    """``caption_id → negatives`` from a negatives file in either layout.
+
+    NegCLIP files have one row per caption with a ``negatives`` list; SugarCrepe-style files
+    are long (one row per caption and subset, column ``negative``).
+    """
+    if "negatives" in table:
+        pairs = zip(table.caption_id, table.negatives, strict=True)
+        return {str(c): [str(n) for n in negs] for c, negs in pairs}
+    if "negative" in table:
+        out: dict[str, list[str]] = {}
+        for cid, neg in zip(table.caption_id, table.negative, strict=True):
+            out.setdefault(str(cid), []).append(str(neg))
+        return out
+    raise ValueError(f"negatives table needs a 'negatives' or 'negative' column, has {list(table)}")
+
+
+def align_negatives(
+    caption_ids: Sequence[Sequence[str]], negatives: Mapping[str, Sequence[str]]
+) -> list[list[list[str]]]:
+    """Per image, per caption, its negatives (an empty list where it has none)."""
+    return [[list(negatives.get(cid, [])) for cid in ids] for ids in caption_ids]
+
+
+def neighbour_indices(
+    image_ids: Sequence[str], pairs: pd.DataFrame
+) -> list[list[int]]:
+    """Per training image, the row indices of its neighbour images that are in training.
+
+    ``pairs`` is a pairs file (``image_id``, ``neighbour_ids``); neighbours outside
+    ``image_ids`` (e.g. images dropped for lack of captions) are left out, so a list can be
+    empty. Every training image must appear in ``pairs``.
+    """
+    row = {image_id: k for k, image_id in enumerate(image_ids)}
+    table = {str(i): list(n) for i, n in zip(pairs.image_id, pairs.neighbour_ids, strict=True)}
+    missing = [i for i in image_ids if i not in table]
+    if missing:
+        raise ValueError(f"pairs file lacks {len(missing)} training images, e.g. {missing[:3]}")
+    return [[row[n] for n in table[i] if n in row and n != i] for i in image_ids]

@@ -1,0 +1,94 @@
+"""Which images, captions and hard negative captions make up one training step.
+
+Three objectives share one trainer; they differ only in the batch they assemble:
+
+* ``clip``: B images and one caption each (in-batch negatives only; CLIP-FT).
+* ``negclip``: B images plus, for each, one of its K nearest-neighbour images as a further
+  anchor with its own caption; each anchor's caption also brings one of its NegCLIP negatives,
+  so images ``[I; I_nn]`` meet texts ``[T; T_nn; N; N_nn]`` (ARO §C).
+* ``trohn_text``: B images, texts ``[T; N]`` with one SugarCrepe-style negative per caption
+  (BiVLC TROHN-Text).
+
+Negative captions are only extra image→text columns (`vlcomp.train.losses`). A caption
+without negatives (or an image without usable neighbours) simply contributes none, as the
+reference drops such rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+OBJECTIVES = ("clip", "negclip", "trohn_text")
+Tokenizer = Callable[[list[str]], torch.Tensor]
+
+
+@dataclass
+class StepRows:
+    """Rows of one step: images (pixel rows), their captions (token rows), negative tokens."""
+
+    images: np.ndarray
+    texts: np.ndarray
+    negatives: np.ndarray
+
+
+class BatchComposer:
+    """Assembles the rows of each step for one objective; all draws come from the given rng."""
+
+    def __init__(
+        self,
+        objective: str,
+        caption_counts: np.ndarray,
+        tokenizer: Tokenizer | None = None,
+        negatives: Sequence[Sequence[Sequence[str]]] | None = None,
+        neighbours: Sequence[Sequence[int]] | None = None,
+    ) -> None:
+        if objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
+        self.objective = objective
+        self.neg_tokens = torch.zeros(0, dtype=torch.long)
+        if objective in ("negclip", "trohn_text"):
+            if negatives is None or tokenizer is None:
+                raise ValueError(f"objective {objective!r} needs negative captions")
+            if [len(n) for n in negatives] != list(caption_counts):
+                raise ValueError("negatives must list one entry per caption of every image")
+            per_caption = [list(negs) for image in negatives for negs in image]
+            counts = np.array([len(n) for n in per_caption], dtype=np.int64)
+            if counts.sum() == 0:
+                raise ValueError(f"objective {objective!r}: no caption has a negative")
+            self.neg_counts = counts
+            self.neg_offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            self.neg_tokens = tokenizer([n for negs in per_caption for n in negs])
+        self.neighbours: list[np.ndarray] = []
+        if objective == "negclip":
+            if neighbours is None or len(neighbours) != len(caption_counts):
+                raise ValueError("objective 'negclip' needs a neighbour list for every image")
+            self.neighbours = [np.asarray(n, dtype=np.int64) for n in neighbours]
+            self._nn_counts = np.array([len(n) for n in self.neighbours], dtype=np.int64)
+
+    def _negatives_of(self, text_rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        counts = self.neg_counts[text_rows]
+        picks = np.floor(rng.random(len(text_rows)) * counts).astype(np.int64)
+        has = counts > 0
+        return (self.neg_offsets[text_rows] + picks)[has]
+
+    def step(self, batch: np.ndarray, chosen: np.ndarray, rng: np.random.Generator) -> StepRows:
+        """Rows for the images in ``batch``; ``chosen[i]`` is image i's caption row this epoch."""
+        images = batch
+        if self.objective == "negclip":
+            counts = self._nn_counts[batch]
+            picks = np.floor(rng.random(len(batch)) * counts).astype(np.int64)
+            drawn = zip(batch, picks, counts, strict=True)
+            partners = np.array(
+                [self.neighbours[i][p] for i, p, c in drawn if c > 0], dtype=np.int64
+            )
+            images = np.concatenate([batch, partners])
+        texts = chosen[images]
+        if self.objective == "clip":
+            negatives = np.zeros(0, dtype=np.int64)
+        else:
+            negatives = self._negatives_of(texts, rng)
+        return StepRows(images=images, texts=texts, negatives=negatives)
