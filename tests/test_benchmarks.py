@@ -137,3 +137,22 @@ def test_schema_rejects_bad_items():
         make_items([good, good])
     with pytest.raises(ValueError, match="unknown protocol"):
         make_items([{**good, "protocol": "x2y"}])
+
+
+def test_world_training_negatives_are_verified_false(world, world_cfg):
+    from vlcomp.text.world_negatives import COLUMNS, world_negatives
+
+    _, scenes, _, captions = world
+    caps = captions.head(60)
+    negs = world_negatives(scenes, caps, world_cfg, seed=0)
+    oracle = Oracle(world_cfg)
+    assert list(negs.columns) == COLUMNS and set(negs.subset) <= set(SUBSETS)
+    assert negs.groupby(["caption_id", "subset"]).size().max() == 1
+    assert negs.caption_id.nunique() > 0.9 * len(caps)
+    for row in negs.itertuples():
+        scene = scenes[row.image_id]
+        assert oracle.is_true(row.text, scene) and not oracle.is_true(row.negative, scene)
+    pd.testing.assert_frame_equal(negs, world_negatives(scenes, caps, world_cfg, seed=0))
+    assert not negs.negative.equals(world_negatives(scenes, caps, world_cfg, seed=1).negative)
+    with pytest.raises(ValueError, match="unknown subsets"):
+        world_negatives(scenes, caps, world_cfg, seed=0, subsets=("swap_rel",))

@@ -13,8 +13,8 @@ import pandas as pd
 from vlcomp.benchmarks.schema import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
-from vlcomp.world.edits import SUBSETS, apply_edit
-from vlcomp.world.grammar import CaptionSpec, render_caption
+from vlcomp.world.edits import SUBSETS, verified_negative
+from vlcomp.world.grammar import CaptionSpec
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.scene import Scene
 
@@ -37,14 +37,10 @@ def sugarcrepe_items(
             for k in rng.permutation(len(caps)):
                 cap = caps.iloc[int(k)]
                 spec = CaptionSpec.from_json(cap.spec)
-                edit = apply_edit(subset, spec, scene, rng, cfg)
-                if edit is None:
+                found = verified_negative(subset, cap.text, spec, scene, rng, cfg, oracle)
+                if found is None:
                     continue
-                negative = render_caption(edit.negative)
-                if negative == cap.text or oracle.is_true(edit.negative, scene):
-                    continue
-                if not oracle.is_true(edit.negative, edit.scene):
-                    raise AssertionError(f"{scene_id} {subset}: edited scene misses {negative!r}")
+                negative, edit = found
                 item_id = f"{subset}-{scene_id}"
                 kind, sub = subset.split("_")
                 rows.append({

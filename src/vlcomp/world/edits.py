@@ -14,7 +14,8 @@ import numpy as np
 
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import direction, layout_is_valid
-from vlcomp.world.grammar import CaptionSpec, Clause, NounPhrase
+from vlcomp.world.grammar import CaptionSpec, Clause, NounPhrase, render_caption
+from vlcomp.world.oracle import Oracle
 from vlcomp.world.sampler import place_object
 from vlcomp.world.scene import ABOVE, ASYMMETRIC_RELATIONS, BELOW, LEFT_OF, RIGHT_OF, Scene
 
@@ -187,3 +188,25 @@ def apply_edit(
 ) -> Edit | None:
     """Apply the named edit, or None when the caption/scene offers no place for it."""
     return EDITS[subset](spec, scene, rng, cfg)
+
+
+def verified_negative(
+    subset: str,
+    text: str,
+    spec: CaptionSpec,
+    scene: Scene,
+    rng: np.random.Generator,
+    cfg: WorldConfig,
+    oracle: Oracle,
+) -> tuple[str, Edit] | None:
+    """A negative caption of ``text`` by the named edit, checked by the oracle: false of
+    ``scene``, different from ``text``, and true of the edited scene (else an error)."""
+    edit = apply_edit(subset, spec, scene, rng, cfg)
+    if edit is None:
+        return None
+    negative = render_caption(edit.negative)
+    if negative == text or oracle.is_true(edit.negative, scene):
+        return None
+    if not oracle.is_true(edit.negative, edit.scene):
+        raise AssertionError(f"{scene.scene_id} {subset}: edited scene misses {negative!r}")
+    return negative, edit

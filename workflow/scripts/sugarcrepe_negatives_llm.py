@@ -1,0 +1,32 @@
+"""SugarCrepe-style hard negative captions written by an LLM (TROHN-Text route)."""
+
+import inspect
+
+import pandas as pd
+
+from vlcomp.io import write_parquet
+from vlcomp.jobs import job_log
+from vlcomp.text.llm_negatives import SUBSETS, HFTextGenerator, llm_negatives
+
+with job_log(snakemake.log[0]) as log:
+    opts = snakemake.params.options
+    captions = pd.read_parquet(snakemake.input.captions)
+    captions = captions[captions.split == opts.get("split", "train")]
+    llm = dict(opts["llm"])
+    accepted = set(inspect.signature(HFTextGenerator).parameters)
+    ignored = sorted(set(llm) - accepted)
+    if ignored:
+        log.info("ignoring llm options %s", ignored)
+    generator = HFTextGenerator(**{k: v for k, v in llm.items() if k in accepted})
+    log.info("%d captions, model %s on %s (%s)", len(captions), llm["model"],
+             generator.device, llm.get("dtype", "float32"))
+    negatives = llm_negatives(captions[["caption_id", "image_id", "text"]], generator,
+                              subsets=tuple(opts.get("subsets", SUBSETS)),
+                              seed=opts.get("seed", 0))
+    write_parquet(negatives, snakemake.output[0])
+    counts = negatives.subset.value_counts()
+    for subset in SUBSETS:
+        log.info("%s: %d negatives (%.1f%% of captions)", subset, counts.get(subset, 0),
+                 100 * counts.get(subset, 0) / max(len(captions), 1))
+    log.info("%d negatives for %d of %d captions", len(negatives),
+             negatives.caption_id.nunique(), len(captions))
