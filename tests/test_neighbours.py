@@ -40,3 +40,11 @@ def test_table_and_errors():
         nearest_neighbours(x, 4)
     with pytest.raises(ValueError, match="row 1 has a zero embedding"):
         nearest_neighbours(np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]]), 1)
+
+
+def test_faiss_backend_matches_exact_numpy_search():
+    x = np.random.default_rng(1).normal(size=(300, 16)).astype(np.float32)
+    exact = nearest_neighbours(x, 3, backend="numpy")
+    assert np.array_equal(nearest_neighbours(x, 3, batch_size=64, backend="faiss"), exact)
+    with pytest.raises(ValueError, match="backend"):
+        nearest_neighbours(x, 3, backend="annoy")

@@ -1,0 +1,51 @@
+"""Recall@K for image→text and text→image retrieval over a whole gallery."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+KS = (1, 5, 10)
+
+
+def _ranks(scores: np.ndarray, correct: np.ndarray) -> np.ndarray:
+    """Per row, the rank (0 = first) of its best correct column; ties count against it.
+
+    ``correct`` is a boolean mask shaped like ``scores`` with at least one True per row.
+    A wrong column scoring the same as the best correct one ranks ahead of it (strict).
+    """
+    best = np.where(correct, scores, -np.inf).max(axis=1, keepdims=True)
+    return (np.where(correct, -np.inf, scores) >= best).sum(axis=1)
+
+
+def retrieval_metrics(
+    image_features: np.ndarray,
+    text_features: np.ndarray,
+    text_image: Sequence[int],
+    ks: Sequence[int] = KS,
+) -> dict[str, Any]:
+    """R@K both ways (percent) for L2-normalised features; ``text_image[t]`` is the gallery
+    row that text ``t`` describes. An image is retrieved correctly (i2t) when any of its
+    texts is within the top K; ties with a wrong candidate count as misses."""
+    text_image = np.asarray(text_image, dtype=np.int64)
+    n_img, n_txt = len(image_features), len(text_features)
+    if len(text_image) != n_txt:
+        raise ValueError(f"{len(text_image)} text→image links for {n_txt} texts")
+    if n_txt and (text_image.min() < 0 or text_image.max() >= n_img):
+        raise ValueError(f"text→image links must lie in 0..{n_img - 1}")
+    has_text = np.bincount(text_image, minlength=n_img) > 0
+    if not has_text.all():
+        raise ValueError(f"{int((~has_text).sum())} gallery images have no text")
+    scores = np.asarray(image_features, dtype=np.float32) @ np.asarray(text_features).T
+    match = text_image[None, :] == np.arange(n_img)[:, None]
+    i2t = _ranks(scores, match)
+    t2i = _ranks(scores.T, match.T)
+    overall: dict[str, float] = {}
+    for k in ks:
+        overall[f"i2t_r{k}"] = round(float((i2t < k).mean() * 100), 4)
+    for k in ks:
+        overall[f"t2i_r{k}"] = round(float((t2i < k).mean() * 100), 4)
+    return {"metric": "retrieval", "tie_policy": "strict", "n_images": n_img,
+            "n_texts": n_txt, "overall": overall}

@@ -1,0 +1,29 @@
+"""Recall@K of one model on one retrieval benchmark (whole gallery, both directions)."""
+
+import pandas as pd
+
+from vlcomp.io import write_json
+from vlcomp.jobs import job_log
+from vlcomp.metrics.retrieval import retrieval_metrics
+from vlcomp.report.tables import write_csv
+from vlcomp.score.embeddings import ids_path_for, load_embeddings
+
+with job_log(snakemake.log[0]) as log:
+    gallery = pd.read_parquet(snakemake.input.gallery)
+    queries = pd.read_parquet(snakemake.input.queries)
+    image_emb, image_rows = load_embeddings(snakemake.input.images,
+                                            ids_path_for(snakemake.input.images))
+    text_emb, text_rows = load_embeddings(snakemake.input.texts,
+                                          ids_path_for(snakemake.input.texts))
+    missing = [i for i in gallery.image_id if i not in image_rows]
+    if missing:
+        raise ValueError(f"{snakemake.input.images}: no embedding for {missing[:3]}")
+    images = image_emb[[image_rows[i] for i in gallery.image_id]]
+    texts = text_emb[[text_rows[q] for q in queries.query_id]]
+    position = {image_id: k for k, image_id in enumerate(gallery.image_id)}
+    result = retrieval_metrics(images, texts, [position[i] for i in queries.image_id])
+    result = {"benchmark": snakemake.wildcards.benchmark, "model": snakemake.wildcards.model,
+              **result}
+    write_json(result, snakemake.output.json)
+    write_csv(pd.DataFrame([result["overall"]]), snakemake.output.csv)
+    log.info("overall: %s", result["overall"])
