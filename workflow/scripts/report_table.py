@@ -11,6 +11,9 @@ with job_log(snakemake.log[0]) as log:
     for path in map(Path, snakemake.input):
         record = json.loads(path.read_text())
         results.setdefault(record["model"], {})[record["benchmark"]] = record
-    table = build_table(snakemake.params.table, results, **snakemake.params.options)
+    options = dict(snakemake.params.options)
+    if snakemake.params.get("groups") is not None:
+        options["groups"] = snakemake.params.groups
+    table = build_table(snakemake.params.table, results, **options)
     write_table(table, Path(snakemake.output.csv).with_suffix(""))
     log.info("\n%s", table)
