@@ -7,3 +7,4 @@ bash scripts/setup.sh
 .venv/bin/snakemake --cores all "$@"
 echo
 for table in results/tables/*/*.md; do echo "== $table"; cat "$table"; echo; done
+for fig in results/figures/*.png; do echo "== figure: $fig"; done

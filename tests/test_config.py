@@ -7,7 +7,13 @@ import copy
 import pytest
 import yaml
 
-from vlcomp.config import ConfigError, validate_config
+from vlcomp.config import (
+    ConfigError,
+    expand_models,
+    expand_runs,
+    model_groups,
+    validate_config,
+)
 
 from .conftest import REPO
 
@@ -34,6 +40,14 @@ def test_shipped_configs_validate(name):
         (lambda c: c["models"]["world_clip"].update(run="nope"), "no training run 'nope'"),
         (lambda c: c["benchmarks"].pop("sugarcrepe"), "bivlc: needs"),
         (lambda c: c["train"]["world_clip"].update(epochs=-1), "config.train.world_clip.epochs"),
+        (lambda c: c["train"]["negclip"].update(init="nope"), "negclip.init: no other training"),
+        (lambda c: c["train"]["negclip"].update(seed=0), "give exactly one of 'seed' or 'seeds'"),
+        (lambda c: c["train"]["negclip"].pop("neighbours"), "'negclip' needs 'neighbours'"),
+        (lambda c: c["train"]["trohn_text"].pop("negatives"), "'trohn_text' needs 'negatives'"),
+        (lambda c: c["train"]["negclip"]["neighbours"].update(model="x"), "no model 'x'"),
+        (lambda c: c["hard_negatives"].pop("sugarcrepe"), "no config.hard_negatives.sugarcrepe"),
+        (lambda c: c["train"]["clip_ft"].update(init="negclip"), "has several seeds"),
+        (lambda c: c["train"]["clip_ft"].update(objective="mixup"), "config.train.clip_ft.objec"),
     ],
 )
 def test_errors_name_the_key(edit, message):
@@ -41,3 +55,19 @@ def test_errors_name_the_key(edit, message):
     edit(config)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         validate_config(config, SCHEMA)
+
+
+def test_seeded_runs_and_models_expand_per_seed():
+    config = load("config/config.yaml")
+    runs = expand_runs(config)
+    assert {"world_clip", "negclip_s0", "negclip_s1", "negclip_s2"} <= set(runs)
+    assert "negclip" not in runs and runs["negclip_s2"]["seed"] == 2
+    assert "seeds" not in runs["negclip_s1"]
+    models = expand_models(config)
+    assert models["negclip_s1"]["run"] == "negclip_s1"
+    assert models["negclip_s1"]["label"] == "NegCLIP" and models["negclip_s1"]["group"] == "negclip"
+    assert models["world_clip"]["run"] == "world_clip"
+    groups = model_groups(models)
+    assert groups["NegCLIP"] == ["negclip_s0", "negclip_s1", "negclip_s2"]
+    assert groups["CLIP"] == ["world_clip"]
+    assert list(groups)[:2] == ["CLIP", "CLIP-FT"]  # config order

@@ -244,3 +244,42 @@ def test_best_epoch_weights_are_restored(tmp_path, monkeypatch):
     assert result.best_epoch == 1
     saved = torch.load(tmp_path / "epoch001.pt", weights_only=True)
     assert all(torch.equal(saved[k], v) for k, v in model.state_dict().items())
+
+
+def test_killed_negclip_run_resumes_to_the_same_weights(tmp_path, monkeypatch):
+    """Hard-example draws come from the saved generator too: resumed NegCLIP == unbroken."""
+    import vlcomp.train.clip_trainer as trainer
+
+    images, captions, negatives, neighbours = _hard_negative_data()
+    cfg = TrainConfig(epochs=2, batch_size=16, lr=2e-3, warmup_steps=2, seed=0, threads=2,
+                      objective="negclip")
+    tokenizer = world_tokenizer(TINY_WORLD)
+    hard = {"negatives": negatives, "neighbours": neighbours}
+
+    def fresh():
+        torch.manual_seed(0)
+        return build_world_clip(TINY_WORLD)
+
+    unbroken = fresh()
+    train_clip(unbroken, images, captions, tokenizer, cfg, **hard)
+    real_loss = trainer.hard_negative_text_loss
+    calls = {"n": 0}
+
+    def dying_loss(*args):
+        calls["n"] += 1
+        if calls["n"] == steps_per_epoch(48, 16) + 1:  # one step into epoch 2
+            raise KeyboardInterrupt("killed")
+        return real_loss(*args)
+
+    state = tmp_path / "state.pt"
+    monkeypatch.setattr(trainer, "hard_negative_text_loss", dying_loss)
+    with pytest.raises(KeyboardInterrupt):
+        train_clip(fresh(), images, captions, tokenizer, cfg, resume_path=state,
+                   epoch_dir=tmp_path / "epochs", **hard)
+    monkeypatch.setattr(trainer, "hard_negative_text_loss", real_loss)
+    resumed = fresh()
+    result = train_clip(resumed, images, captions, tokenizer, cfg, resume_path=state,
+                        epoch_dir=tmp_path / "epochs", **hard)
+    assert [r["epoch"] for r in result.rows] == [1, 2]
+    a, b = unbroken.state_dict(), resumed.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)

@@ -41,20 +41,51 @@ def tiny_run(tmp_path_factory):
     return work
 
 
+LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text"]
+
+
 @pytest.mark.slow
 def test_tiny_dag_writes_every_table(tiny_run):
     tables = tiny_run / "results" / "tables"
     expected = ["aro/aro", "sugarcrepe/sugarcrepe", "bivlc/table2", "bivlc/table3", "bivlc/table6"]
-    models = list(yaml.safe_load(TINY.read_text())["models"])
     for stem in expected:
         md = (tables / f"{stem}.md").read_text()
         csv = pd.read_csv(tables / f"{stem}.csv", index_col="model")
-        assert list(csv.index) == models, stem
-        assert all(f"| {m} |" in md for m in models)
-        assert csv.notna().all().all(), stem
-        assert ((csv >= 0) & (csv <= 100)).all().all(), stem
+        assert list(csv.index) == LABELS, stem
+        assert all(f"| {m} |" in md for m in LABELS)
+        means = csv[[c for c in csv.columns if not c.endswith(" std")]]
+        assert means.notna().all().all(), stem
+        assert ((means >= 0) & (means <= 100)).all().all(), stem
+        # a spread over training seeds only where there are several
+        stds = csv[[c for c in csv.columns if c.endswith(" std") and c != "Order std"]]
+        assert stds.loc["CLIP-FT"].notna().all(), stem
+        assert stds.loc[["CLIP", "NegCLIP", "CLIP-TROHN-Text"]].isna().all().all(), stem
     aro = pd.read_csv(tables / "aro" / "aro.csv", index_col="model")
-    assert list(aro.columns) == ["VG-Relation", "VG-Attribution", "Order", "Order std"]
+    assert list(aro.columns) == ["VG-Relation", "VG-Relation std", "VG-Attribution",
+                                 "VG-Attribution std", "Order", "Order std"]
+    table6 = (tables / "aro" / "table6.md").read_text()
+    assert "**Downstream Tasks**" in table6 and "| Retrieval I2T R@1 |" in table6
+    assert "| above |" in (tables / "aro" / "table2.md").read_text()
+    png = tiny_run / "results" / "figures" / "aro_fig3_radar.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.slow
+def test_fine_tuning_runs_start_from_the_pretrained_checkpoint(tiny_run):
+    import json
+
+    ckpt = tiny_run / "results" / "checkpoints"
+    for run in ("clip_ft_s0", "clip_ft_s1", "negclip", "trohn_text"):
+        val = json.loads((ckpt / run / "val.json").read_text())
+        assert val["best_epoch"] == 1 and 0 <= val["val_mean_r1"] <= 1
+        assert not (ckpt / run / "resume_state.pt").exists()
+        assert not (ckpt / run / "epochs").exists()
+    log = (tiny_run / "logs" / "train" / "negclip.log").read_text()
+    assert "fine-tuning negclip from results/checkpoints/world_clip/model.pt" in log
+    assert "training captions have a negative" in log
+    retrieval = json.loads((tiny_run / "results" / "metrics" / "negclip" /
+                            "world_retrieval.json").read_text())
+    assert retrieval["metric"] == "retrieval" and retrieval["n_images"] == 80
 
 
 @pytest.mark.slow
@@ -69,9 +100,12 @@ def test_tiny_dag_is_complete_and_idempotent(tiny_run):
 @pytest.mark.slow
 def test_each_image_is_embedded_once_per_model(tiny_run):
     emb = tiny_run / "results" / "embeddings" / "world_clip" / "images"
-    assert sorted(p.stem for p in emb.glob("*.npy")) == ["bivlc_world", "vg_crops", "world_test"]
+    # world_train: NegCLIP's neighbour images are mined with the pretrained model
+    assert sorted(p.stem for p in emb.glob("*.npy")) == [
+        "bivlc_world", "vg_crops", "world_test", "world_train"
+    ]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
-    assert len(list(texts.glob("*.npy"))) == 5
+    assert len(list(texts.glob("*.npy"))) == 6  # 5 choice benchmarks + retrieval queries
 
 
 @pytest.mark.slow

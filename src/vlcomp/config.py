@@ -31,16 +31,87 @@ def validate_config(config: dict[str, Any], schema_path: str | Path) -> None:
 
 def _check_references(config: dict[str, Any]) -> None:
     """Cross-key checks the schema cannot express."""
+    train = config.get("train", {})
     for name, entry in config["models"].items():
         if entry["family"] == "checkpoint":
             if ("run" in entry) == ("path" in entry):
                 raise ConfigError(f"config.models.{name}: give exactly one of 'run' or 'path'")
-            if "run" in entry and entry["run"] not in config.get("train", {}):
+            if "run" in entry and entry["run"] not in train:
                 raise ConfigError(
                     f"config.models.{name}.run: no training run {entry['run']!r} under "
-                    f"config.train (known: {sorted(config.get('train', {}))})"
+                    f"config.train (known: {sorted(train)})"
                 )
         if entry["family"] == "open_clip" and not {"arch", "pretrained"} <= set(entry):
             raise ConfigError(f"config.models.{name}: open_clip needs 'arch' and 'pretrained'")
+    for name, run in train.items():
+        _check_run(config, name, run)
     if "bivlc" in config["benchmarks"] and "sugarcrepe" not in config["benchmarks"]:
         raise ConfigError("config.benchmarks.bivlc: needs config.benchmarks.sugarcrepe")
+
+
+def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
+    key = f"config.train.{name}"
+    train = config.get("train", {})
+    if ("seed" in run) == ("seeds" in run):
+        raise ConfigError(f"{key}: give exactly one of 'seed' or 'seeds'")
+    if "init" in run:
+        init = run["init"]
+        if init not in train or init == name:
+            raise ConfigError(
+                f"{key}.init: no other training run {init!r} (known: {sorted(train)})"
+            )
+        if "seeds" in train[init]:
+            raise ConfigError(f"{key}.init: run {init!r} has several seeds; start from one run")
+    objective = run.get("objective", "clip")
+    needs = {"negclip": ["negatives", "neighbours"], "trohn_text": ["negatives"]}.get(objective, [])
+    for field in needs:
+        if field not in run:
+            raise ConfigError(f"{key}: objective {objective!r} needs '{field}'")
+    if "negatives" in run and run["negatives"] not in config.get("hard_negatives", {}):
+        raise ConfigError(
+            f"{key}.negatives: no config.hard_negatives.{run['negatives']} section to build them"
+        )
+    if "neighbours" in run and run["neighbours"]["model"] not in config["models"]:
+        raise ConfigError(
+            f"{key}.neighbours.model: no model {run['neighbours']['model']!r} under config.models"
+        )
+
+
+def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Training runs by id: a run with ``seeds`` becomes ``{name}_s{seed}``, one per seed."""
+    runs: dict[str, dict[str, Any]] = {}
+    for name, run in config.get("train", {}).items():
+        if "seeds" not in run:
+            runs[name] = dict(run)
+            continue
+        for seed in run["seeds"]:
+            settings = {k: v for k, v in run.items() if k != "seeds"}
+            runs[f"{name}_s{seed}"] = {**settings, "seed": seed}
+    return runs
+
+
+def expand_models(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Model entries by id: a model of a multi-seed run becomes ``{model}_s{seed}`` per seed.
+
+    Every entry gets ``label`` (its display name: the configured label or the model name) and
+    ``group`` (the configured model name, shared by all seeds).
+    """
+    train = config.get("train", {})
+    models: dict[str, dict[str, Any]] = {}
+    for name, entry in config["models"].items():
+        base = {**entry, "label": entry.get("label", name), "group": name}
+        run = train.get(entry.get("run", ""), {})
+        if entry.get("family") == "checkpoint" and "seeds" in run:
+            for seed in run["seeds"]:
+                models[f"{name}_s{seed}"] = {**base, "run": f"{entry['run']}_s{seed}"}
+        else:
+            models[name] = base
+    return models
+
+
+def model_groups(models: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """Display label → model ids (the seeds of one configured model), in config order."""
+    groups: dict[str, list[str]] = {}
+    for model_id, entry in models.items():
+        groups.setdefault(entry["label"], []).append(model_id)
+    return groups

@@ -102,3 +102,18 @@ rule bivlc_benchmark:
         "../../envs/core.yaml"
     script:
         "../scripts/bivlc_benchmark.py"
+
+
+rule retrieval_benchmark:
+    input:
+        captions="results/data/world/captions.parquet",
+        gallery="results/imagesets/world_test.parquet",
+    output:
+        gallery="results/benchmarks/world_retrieval/gallery.parquet",
+        queries="results/benchmarks/world_retrieval/queries.parquet",
+    log:
+        "logs/benchmarks/world_retrieval.log",
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/retrieval_benchmark.py"

@@ -5,7 +5,13 @@ from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
-from vlcomp.config import ConfigError, validate_config  # noqa: E402
+from vlcomp.config import (  # noqa: E402
+    ConfigError,
+    expand_models,
+    expand_runs,
+    model_groups,
+    validate_config,
+)
 
 try:
     validate_config(config, Path(workflow.basedir) / "config" / "schema.yaml")
@@ -22,7 +28,11 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-MODELS = list(config["models"])
+# Runs and models with several training seeds expand to one id per seed ({name}_s{seed}).
+RUNS = expand_runs(config)
+MODEL_ENTRIES = expand_models(config)
+MODELS = list(MODEL_ENTRIES)
+MODEL_GROUPS = model_groups(MODEL_ENTRIES)
 BENCHMARKS = list(config["benchmarks"])
 
 # Metric kind and image sets of each benchmark. Images are embedded once per model and set,
@@ -33,6 +43,7 @@ BENCHMARK_KIND = {
     "order": "order",
     "sugarcrepe": "sugarcrepe",
     "bivlc": "bivlc",
+    "world_retrieval": "retrieval",
 }
 BENCHMARK_IMAGESETS = {
     "vg_relation": ["vg_crops"],
@@ -40,12 +51,33 @@ BENCHMARK_IMAGESETS = {
     "order": ["world_test"],
     "sugarcrepe": ["world_test"],
     "bivlc": ["world_test", "bivlc_world"],
+    "world_retrieval": ["world_test"],
 }
+RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
+CHOICE_BENCHMARK_PATTERN = "|".join(
+    b for b in BENCHMARK_KIND if b not in RETRIEVAL_BENCHMARKS
+)
+RETRIEVAL_BENCHMARK_PATTERN = "|".join(RETRIEVAL_BENCHMARKS)
+
+# Image sets and text sets every evaluated model embeds, in one job per model (loading torch
+# and the model once); other image sets (e.g. world_train for neighbours) are embedded alone.
+EVAL_IMAGESETS = sorted({s for b in BENCHMARKS for s in BENCHMARK_IMAGESETS[b]})
+# (the lookahead sees the rest of the path, so it stops at the "." of ".npy" / ".ids.json")
+OTHER_IMAGESET_PATTERN = rf"(?!(?:{'|'.join(EVAL_IMAGESETS)})\.)[A-Za-z0-9_-]+"
+
+
+def text_source(benchmark):
+    """The file whose texts a benchmark needs embedded: items, or a retrieval's queries."""
+    if benchmark in RETRIEVAL_BENCHMARKS:
+        return f"results/benchmarks/{benchmark}/queries.parquet"
+    return f"results/benchmarks/{benchmark}.parquet"
 
 
 def model_entry(model):
     """The registry entry of a model, with a checkpoint path for runs trained here."""
-    entry = dict(config["models"][model])
+    entry = {
+        k: v for k, v in MODEL_ENTRIES[model].items() if k not in ("label", "group")
+    }
     if entry["family"] == "checkpoint" and "run" in entry:
         entry["path"] = f"results/checkpoints/{entry.pop('run')}/model.pt"
     return entry
@@ -53,10 +85,29 @@ def model_entry(model):
 
 def model_inputs(wildcards):
     """Files a model needs before it can score: its checkpoint when trained in the DAG."""
-    entry = config["models"][wildcards.model]
+    entry = MODEL_ENTRIES[wildcards.model]
     if entry["family"] == "checkpoint" and "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]
     return []
+
+
+def train_inputs(wildcards):
+    """A run's data, the checkpoint it starts from, and its hard negatives / neighbours."""
+    run = RUNS[wildcards.run]
+    inputs = {
+        "images": "results/data/world/images.parquet",
+        "captions": "results/data/world/captions.parquet",
+    }
+    if "init" in run:
+        inputs["init"] = f"results/checkpoints/{run['init']}/model.pt"
+    if "negatives" in run:
+        inputs["negatives"] = f"results/negatives/world/{run['negatives']}.parquet"
+    if "neighbours" in run:
+        nn = run["neighbours"]
+        inputs["pairs"] = (
+            f"results/pairs/world/nn_{nn['model']}_train_k{nn['k']}.parquet"
+        )
+    return inputs
 
 
 def benchmark_image_embeddings(wildcards):
@@ -94,6 +145,10 @@ def all_tables():
     tables = []
     if any(b in BENCHMARKS for b in ARO_BENCHMARKS):
         tables += ["results/tables/aro/aro.md"]
+    if "vg_relation" in BENCHMARKS:
+        tables += ["results/tables/aro/table2.md"]
+    if any(b in BENCHMARKS for b in ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS):
+        tables += ["results/tables/aro/table6.md", "results/figures/aro_fig3_radar.png"]
     if "sugarcrepe" in BENCHMARKS:
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
     if "bivlc" in BENCHMARKS:

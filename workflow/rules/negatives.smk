@@ -1,6 +1,5 @@
-# Hard negatives for fine-tuning: NegCLIP captions and nearest-neighbour images.
-# Built on request (e.g. `snakemake results/negatives/world/negclip.parquet`) until the
-# fine-tuning runs consume them.
+# Hard negatives for fine-tuning: NegCLIP captions, SugarCrepe-style captions (TROHN-Text)
+# and nearest-neighbour images. Fine-tuning runs name them in config.train.{run}.
 
 
 rule negclip_negatives:
@@ -17,6 +16,35 @@ rule negclip_negatives:
         spacy_model=config["nlp"]["spacy_model"],
     script:
         "../scripts/negclip_negatives.py"
+
+
+SUGARCREPE_NEGATIVES = config.get("hard_negatives", {}).get("sugarcrepe", {})
+SUGARCREPE_ROUTE = SUGARCREPE_NEGATIVES.get("route", "world")
+
+
+rule sugarcrepe_negatives:
+    input:
+        captions="results/data/world/captions.parquet",
+        scenes="results/data/world/scenes.jsonl",
+    output:
+        "results/negatives/world/sugarcrepe.parquet",
+    log:
+        "logs/negatives/world_sugarcrepe.log",
+    conda:
+        "../../envs/torch.yaml"
+    resources:
+        gpu=1 if SUGARCREPE_ROUTE == "llm" else 0,
+        mem_mb=32000 if SUGARCREPE_ROUTE == "llm" else 4000,
+        runtime=1440 if SUGARCREPE_ROUTE == "llm" else 30,
+    params:
+        options=SUGARCREPE_NEGATIVES,
+        world=config["world"],
+    script:
+        (
+            "../scripts/sugarcrepe_negatives_llm.py"
+            if SUGARCREPE_ROUTE == "llm"
+            else "../scripts/sugarcrepe_negatives_world.py"
+        )
 
 
 rule nearest_neighbours:

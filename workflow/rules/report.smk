@@ -10,6 +10,7 @@ rule table_aro:
         "../../envs/core.yaml"
     params:
         table="aro",
+        groups=MODEL_GROUPS,
         options={
             "columns": {
                 "vg_relation": "VG-Relation",
@@ -33,6 +34,7 @@ rule table_sugarcrepe:
         "../../envs/core.yaml"
     params:
         table="sugarcrepe",
+        groups=MODEL_GROUPS,
         options={},
     script:
         "../scripts/report_table.py"
@@ -52,6 +54,7 @@ rule table_bivlc:
         "../../envs/core.yaml"
     params:
         table=lambda wc: f"bivlc_{wc.table}",
+        groups=MODEL_GROUPS,
         options=lambda wc: (
             {}
             if wc.table == "table6"
@@ -59,3 +62,39 @@ rule table_bivlc:
         ),
     script:
         "../scripts/report_table.py"
+
+
+rule table_aro_finetuning:
+    input:
+        metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS),
+    output:
+        csv="results/tables/aro/{table}.csv",
+        md="results/tables/aro/{table}.md",
+    log:
+        "logs/report/aro_{table}.log",
+    wildcard_constraints:
+        table="table2|table6",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table=lambda wc: f"aro_{wc.table}",
+        groups=MODEL_GROUPS,
+        options={},
+    script:
+        "../scripts/report_table.py"
+
+
+rule figure_aro_radar:
+    input:
+        metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS),
+    output:
+        png="results/figures/aro_fig3_radar.png",
+    log:
+        "logs/report/aro_fig3_radar.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        groups=MODEL_GROUPS,
+        title="Fine-tuning with hard negatives (ARO Fig. 3)",
+    script:
+        "../scripts/report_figure.py"

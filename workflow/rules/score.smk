@@ -1,3 +1,35 @@
+rule embed_model:
+    input:
+        imagesets=expand("results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS),
+        texts=[text_source(b) for b in BENCHMARKS],
+        model=model_inputs,
+    output:
+        images=expand(
+            "results/embeddings/{{model}}/images/{imageset}.npy", imageset=EVAL_IMAGESETS
+        ),
+        image_ids=expand(
+            "results/embeddings/{{model}}/images/{imageset}.ids.json", imageset=EVAL_IMAGESETS
+        ),
+        texts=expand("results/embeddings/{{model}}/texts/{benchmark}.npy", benchmark=BENCHMARKS),
+        text_ids=expand(
+            "results/embeddings/{{model}}/texts/{benchmark}.ids.json", benchmark=BENCHMARKS
+        ),
+    log:
+        "logs/embed/{model}.log",
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=config["compute"]["gpus"],
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        batch_size=config["embed"].get("batch_size", 256),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+    script:
+        "../scripts/embed_model.py"
+
+
 rule embed_images:
     input:
         imageset="results/imagesets/{imageset}.parquet",
@@ -7,6 +39,8 @@ rule embed_images:
         ids="results/embeddings/{model}/images/{imageset}.ids.json",
     log:
         "logs/embed/{model}/images_{imageset}.log",
+    wildcard_constraints:
+        imageset=OTHER_IMAGESET_PATTERN,
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -21,29 +55,6 @@ rule embed_images:
         "../scripts/embed_images.py"
 
 
-rule embed_texts:
-    input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
-        model=model_inputs,
-    output:
-        npy="results/embeddings/{model}/texts/{benchmark}.npy",
-        ids="results/embeddings/{model}/texts/{benchmark}.ids.json",
-    log:
-        "logs/embed/{model}/texts_{benchmark}.log",
-    conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=config["compute"]["gpus"],
-    params:
-        entry=lambda wc: model_entry(wc.model),
-        batch_size=config["embed"].get("batch_size", 256),
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
-    script:
-        "../scripts/embed_texts.py"
-
-
 rule score:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",
@@ -53,6 +64,8 @@ rule score:
         "results/scores/{model}/{benchmark}.parquet",
     log:
         "logs/score/{model}/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=CHOICE_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
     script:
@@ -68,6 +81,8 @@ rule metrics:
         csv="results/metrics/{model}/{benchmark}.csv",
     log:
         "logs/metrics/{model}/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=CHOICE_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
     params:
@@ -75,3 +90,22 @@ rule metrics:
         options=lambda wc: metric_options(wc.benchmark),
     script:
         "../scripts/metrics.py"
+
+
+rule retrieval_metrics:
+    input:
+        gallery="results/benchmarks/{benchmark}/gallery.parquet",
+        queries="results/benchmarks/{benchmark}/queries.parquet",
+        images=lambda wc: benchmark_image_embeddings(wc)[0],
+        texts="results/embeddings/{model}/texts/{benchmark}.npy",
+    output:
+        json="results/metrics/{model}/{benchmark}.json",
+        csv="results/metrics/{model}/{benchmark}.csv",
+    log:
+        "logs/metrics/{model}/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=RETRIEVAL_BENCHMARK_PATTERN,
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/retrieval_metrics.py"

@@ -1,7 +1,6 @@
 rule train_clip:
     input:
-        images="results/data/world/images.parquet",
-        captions="results/data/world/captions.parquet",
+        unpack(train_inputs),
     output:
         model="results/checkpoints/{run}/model.pt",
         log_csv="results/checkpoints/{run}/train_log.csv",
@@ -18,9 +17,10 @@ rule train_clip:
         mem_mb=8000,
         runtime=120,
     params:
-        run=lambda wc: config["train"][wc.run],
-        # Not an output: it must survive a killed job so that a rerun resumes from it.
+        run=lambda wc: RUNS[wc.run],
+        # Not outputs: they must survive a killed job so that a rerun resumes from them.
         resume=lambda wc: f"results/checkpoints/{wc.run}/resume_state.pt",
+        epoch_dir=lambda wc: f"results/checkpoints/{wc.run}/epochs",
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
     script:

@@ -1,5 +1,7 @@
-"""Pretrain the world CLIP from scratch with symmetric InfoNCE on the train captions."""
+"""Train one run: pretraining from scratch, or fine-tuning a trained run (CLIP-FT, NegCLIP,
+TROHN-Text) with its hard negatives; the best epoch by validation R@1 becomes model.pt."""
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -7,34 +9,62 @@ import torch
 
 from vlcomp.io import write_json
 from vlcomp.jobs import job_log
-from vlcomp.models.checkpoint import save_checkpoint
+from vlcomp.models.checkpoint import load_checkpoint, save_checkpoint
 from vlcomp.models.world_clip import build_world_clip, count_parameters, world_tokenizer
 from vlcomp.train.clip_trainer import TrainConfig, train_clip
-from vlcomp.train.data import finest_captions, load_split
+from vlcomp.train.data import (
+    align_negatives,
+    finest_captions,
+    load_split,
+    negatives_by_caption,
+    neighbour_indices,
+)
 
 with job_log(snakemake.log[0]) as log:
     run = snakemake.params.run
-    model_cfg = run["model"]
     cfg = TrainConfig(
         epochs=run["epochs"], batch_size=run["batch_size"], lr=run["lr"],
         weight_decay=run.get("weight_decay", 0.1), warmup_steps=run.get("warmup_steps", 100),
         seed=run["seed"], threads=snakemake.params.threads,
+        objective=run.get("objective", "clip"), amp=run.get("amp", True),
     )
     images = pd.read_parquet(snakemake.input.images)
     captions = pd.read_parquet(snakemake.input.captions)
     if "caption_templates" in run:
         captions = captions[captions.template.isin(run["caption_templates"])]
-    train_x, train_caps = load_split(images, captions, "train", drop_uncaptioned=True)
-    val_x, val_caps = load_split(images, captions, "val", drop_uncaptioned=True)
+    train = load_split(images, captions, "train", drop_uncaptioned=True)
+    val = load_split(images, captions, "val", drop_uncaptioned=True)
     torch.manual_seed(cfg.seed)
-    model = build_world_clip(model_cfg).to(snakemake.params.device)
-    log.info("model: %d parameters; %d train images", count_parameters(model), len(train_x))
-    last = train_clip(
-        model, train_x, train_caps, world_tokenizer(model_cfg), cfg, val_images=val_x,
-        val_captions=finest_captions(val_caps), log_path=snakemake.output.log_csv,
-        resume_path=snakemake.params.resume,
+    if "init" in run:
+        model, model_cfg = load_checkpoint(snakemake.input.init)
+        log.info("fine-tuning %s from %s", cfg.objective, snakemake.input.init)
+    else:
+        model_cfg = run["model"]
+        model = build_world_clip(model_cfg)
+    model = model.to(snakemake.params.device)
+    hard = {}
+    if hasattr(snakemake.input, "negatives"):
+        table = negatives_by_caption(pd.read_parquet(snakemake.input.negatives))
+        hard["negatives"] = align_negatives(train.caption_ids, table)
+        with_neg = sum(bool(n) for image in hard["negatives"] for n in image)
+        total = sum(len(image) for image in hard["negatives"])
+        log.info("%d of %d training captions have a negative", with_neg, total)
+    if hasattr(snakemake.input, "pairs"):
+        pairs = pd.read_parquet(snakemake.input.pairs)
+        hard["neighbours"] = neighbour_indices(train.image_ids, pairs)
+    log.info("model: %d parameters; %d train images", count_parameters(model), len(train.images))
+    epoch_dir = Path(snakemake.params.epoch_dir)
+    result = train_clip(
+        model, train.images, train.captions, world_tokenizer(model_cfg), cfg,
+        val_images=val.images, val_captions=finest_captions(val.captions),
+        log_path=snakemake.output.log_csv, resume_path=snakemake.params.resume,
+        epoch_dir=epoch_dir, **hard,
     )
-    save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg), cfg.epochs)
-    write_json({k: v for k, v in last.items() if k != "seconds"}, snakemake.output.val)
+    save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg), result.best_epoch)
+    best = next((r for r in result.rows if r["epoch"] == result.best_epoch), {})
+    write_json({"best_epoch": result.best_epoch, "epochs": cfg.epochs,
+                **{k: v for k, v in best.items() if k.startswith("val_")}}, snakemake.output.val)
     Path(snakemake.params.resume).unlink(missing_ok=True)
-    log.info("final: %s", last)
+    if not run.get("keep_epochs", False):
+        shutil.rmtree(epoch_dir, ignore_errors=True)
+    log.info("best epoch %d of %d: %s", result.best_epoch, cfg.epochs, best)

@@ -1,0 +1,42 @@
+"""Embed every evaluation image set and benchmark text set of one model in one job.
+
+Each image is encoded once per model; each distinct text once, even when several benchmarks
+share it (SugarCrepe-style and BiVLC-style items do). Loading torch and the model once per
+model instead of once per set saves most of the evaluation's wall time on a small CPU.
+"""
+
+from pathlib import Path
+
+import pandas as pd
+
+from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.models.registry import build_scorer
+from vlcomp.score.embeddings import embed_image_set, embed_texts, save_embeddings, unique_texts
+
+with job_log(snakemake.log[0]) as log:
+    set_torch_threads(snakemake.params.threads)
+    scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
+                          snakemake.params.device)
+    batch_size = snakemake.params.batch_size
+    for source, npy, ids in zip(snakemake.input.imagesets, snakemake.output.images,
+                                snakemake.output.image_ids, strict=True):
+        images = pd.read_parquet(source)
+        emb = embed_image_set(scorer, images, batch_size=batch_size)
+        save_embeddings(emb, images.image_id.tolist(), Path(npy), Path(ids))
+        log.info("%s: %d images -> %s", source, len(images), emb.shape)
+    text_sets = []  # (ids, texts) per output, in output order
+    for source in snakemake.input.texts:
+        table = pd.read_parquet(source)
+        if "query_id" in table:  # retrieval queries: one row per query
+            text_sets.append((table.query_id.tolist(), table.text.tolist()))
+        else:  # choice items: every distinct option text
+            texts = unique_texts(table.texts)
+            text_sets.append((texts, texts))
+    distinct = sorted({t for _, texts in text_sets for t in texts})
+    vectors = embed_texts(scorer, distinct, batch_size=batch_size)
+    row = {t: k for k, t in enumerate(distinct)}
+    for (ids, texts), npy, ids_path in zip(text_sets, snakemake.output.texts,
+                                           snakemake.output.text_ids, strict=True):
+        save_embeddings(vectors[[row[t] for t in texts]], ids, Path(npy), Path(ids_path))
+        log.info("%s: %d texts", npy, len(ids))
+    log.info("%d distinct texts embedded", len(distinct))
