@@ -84,6 +84,8 @@ LABELS = ["NegCLIP", "CLIP-FT", "clip"]
 SEED_STD = statistics.stdev([0.0, 2.0, 4.0])  # std of the per-seed steps of VG (2 per seed)
 
 
+GROUPED_COLUMNS = ["NegCLIP", "NegCLIP std", "CLIP-FT", "CLIP-FT std", "clip", "clip std"]
+
 def test_group_members_order_and_errors() -> None:
     models = list(RESULTS)
     assert list(group_members(models, GROUPS)) == LABELS
@@ -110,14 +112,7 @@ def test_aro_table6_grouped_means_stds_and_layout() -> None:
         ("Downstream Tasks", "Retrieval I2T R@1"),
         ("Downstream Tasks", "Retrieval T2I R@1"),
     ]
-    assert list(table.columns) == [
-        "NegCLIP",
-        "NegCLIP std",
-        "CLIP-FT",
-        "CLIP-FT std",
-        "clip",
-        "clip std",
-    ]
+    assert list(table.columns) == GROUPED_COLUMNS
     col = table.xs("Compositional Tasks")
     assert col.loc["VG-Relation", "NegCLIP"] == pytest.approx(82.0)
     assert col.loc["VG-Relation", "NegCLIP std"] == pytest.approx(SEED_STD)
@@ -187,15 +182,7 @@ def test_aro_table2_rows_samples_and_markdown() -> None:
     table = aro_table2(RESULTS, groups=GROUPS)
     assert table.index.name == "relation"
     assert list(table.index) == ["Accuracy", "above", "below", "next to (excluded)"]
-    assert list(table.columns) == [
-        "NegCLIP",
-        "NegCLIP std",
-        "CLIP-FT",
-        "CLIP-FT std",
-        "clip",
-        "clip std",
-        "# Samples",
-    ]
+    assert list(table.columns) == [*GROUPED_COLUMNS, "# Samples"]
     assert table["# Samples"].tolist() == [70, 40, 30, 20]  # Accuracy: non-excluded items
     assert table["# Samples"].dtype == np.int64
     assert table.loc["Accuracy", "NegCLIP"] == pytest.approx(82.0)

@@ -1,18 +1,25 @@
 rule embed_model:
     input:
-        imagesets=expand("results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS
+        ),
         texts=[text_source(b) for b in BENCHMARKS],
         model=model_inputs,
     output:
         images=expand(
-            "results/embeddings/{{model}}/images/{imageset}.npy", imageset=EVAL_IMAGESETS
+            "results/embeddings/{{model}}/images/{imageset}.npy",
+            imageset=EVAL_IMAGESETS,
         ),
         image_ids=expand(
-            "results/embeddings/{{model}}/images/{imageset}.ids.json", imageset=EVAL_IMAGESETS
+            "results/embeddings/{{model}}/images/{imageset}.ids.json",
+            imageset=EVAL_IMAGESETS,
         ),
-        texts=expand("results/embeddings/{{model}}/texts/{benchmark}.npy", benchmark=BENCHMARKS),
+        texts=expand(
+            "results/embeddings/{{model}}/texts/{benchmark}.npy", benchmark=BENCHMARKS
+        ),
         text_ids=expand(
-            "results/embeddings/{{model}}/texts/{benchmark}.ids.json", benchmark=BENCHMARKS
+            "results/embeddings/{{model}}/texts/{benchmark}.ids.json",
+            benchmark=BENCHMARKS,
         ),
     log:
         "logs/embed/{model}.log",
