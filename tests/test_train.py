@@ -136,7 +136,7 @@ def test_killed_run_resumes_to_the_same_weights(tmp_path, monkeypatch):
     train_clip(unbroken, images, captions, tokenizer, cfg)
 
     state = tmp_path / "state.pt"
-    real_loss = trainer.clip_loss
+    real_loss = trainer.hard_negative_text_loss
     calls = {"n": 0}
 
     def dying_loss(*args):
@@ -145,10 +145,10 @@ def test_killed_run_resumes_to_the_same_weights(tmp_path, monkeypatch):
             raise KeyboardInterrupt("killed")
         return real_loss(*args)
 
-    monkeypatch.setattr(trainer, "clip_loss", dying_loss)
+    monkeypatch.setattr(trainer, "hard_negative_text_loss", dying_loss)
     with pytest.raises(KeyboardInterrupt):
         train_clip(fresh(), images, captions, tokenizer, cfg, resume_path=state)
-    monkeypatch.setattr(trainer, "clip_loss", real_loss)
+    monkeypatch.setattr(trainer, "hard_negative_text_loss", real_loss)
     assert torch.load(state, weights_only=True)["epoch"] == 2
 
     resumed = fresh()
@@ -283,3 +283,12 @@ def test_killed_negclip_run_resumes_to_the_same_weights(tmp_path, monkeypatch):
     assert [r["epoch"] for r in result.rows] == [1, 2]
     a, b = unbroken.state_dict(), resumed.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_without_extra_columns_the_hard_negative_loss_is_the_clip_loss():
+    from vlcomp.train.losses import hard_negative_text_loss
+
+    gen = torch.Generator().manual_seed(0)
+    img = torch.nn.functional.normalize(torch.randn(8, 16, generator=gen), dim=-1)
+    txt = torch.nn.functional.normalize(torch.randn(8, 16, generator=gen), dim=-1)
+    assert torch.equal(hard_negative_text_loss(img, txt, 10.0), clip_loss(img, txt, 10.0))

@@ -21,7 +21,7 @@ from tqdm import tqdm
 from vlcomp.io import atomic_path
 from vlcomp.models.world_clip import images_to_tensor
 from vlcomp.train.batches import BatchComposer
-from vlcomp.train.losses import clip_loss, hard_negative_text_loss
+from vlcomp.train.losses import hard_negative_text_loss
 
 Tokenizer = Callable[[list[str]], torch.Tensor]
 MAX_LOGIT_SCALE = math.log(100)
@@ -307,11 +307,10 @@ def train_clip(
                                   ).to(device),
                         normalize=True,
                     )
-                scale = model.logit_scale.exp()
-                if len(rows_.negatives) or len(rows_.images) != len(batch):
-                    loss = hard_negative_text_loss(img_f.float(), txt_f.float(), scale)
-                else:
-                    loss = clip_loss(img_f.float(), txt_f.float(), scale)
+                # with no extra columns this is the symmetric CLIP loss (bitwise, tested)
+                loss = hard_negative_text_loss(
+                    img_f.float(), txt_f.float(), model.logit_scale.exp()
+                )
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 if cfg.grad_clip:
