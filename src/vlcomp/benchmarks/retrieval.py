@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from vlcomp.train.data import finest_index
+
 
 def finest_caption_queries(captions: pd.DataFrame, image_ids: list[str]) -> pd.DataFrame:
-    """One query per image: its most detailed caption (the longest; ties go to the first).
-
-    Coarse world captions ("a circle and a square") fit many images, so with them recall
-    would measure the world's ambiguity rather than the model (as in training validation).
-    """
+    """One query per image: its most detailed caption (`finest_index`, as in validation)."""
     by_image = {k: g for k, g in captions.groupby("image_id", sort=False)}
     missing = [i for i in image_ids if i not in by_image]
     if missing:
@@ -23,7 +21,7 @@ def finest_caption_queries(captions: pd.DataFrame, image_ids: list[str]) -> pd.D
     for image_id in image_ids:
         group = by_image[image_id]
         texts = [str(t) for t in group.text]
-        k = max(range(len(texts)), key=lambda i: len(texts[i]))
+        k = finest_index(texts)
         rows.append({"query_id": str(group.caption_id.iloc[k]), "image_id": image_id,
                      "text": texts[k]})
     return pd.DataFrame(rows, columns=["query_id", "image_id", "text"])

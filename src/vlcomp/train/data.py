@@ -53,11 +53,19 @@ def load_split(
     )
 
 
+def finest_index(texts: Sequence[str]) -> int:
+    """Position of the most detailed caption: the longest, ties going to the first.
+
+    Retrieval uses it (validation and the retrieval benchmark): coarse captions such as
+    "a circle and a square" fit many images, so retrieval with them measures the world's
+    ambiguity rather than the model.
+    """
+    return max(range(len(texts)), key=lambda i: len(texts[i]))
+
+
 def finest_captions(captions: list[list[str]]) -> list[list[str]]:
-    """Each image's most detailed caption (the longest; ties go to the first) as a one-item
-    list, for validation retrieval: coarse captions such as "a circle and a square" fit many
-    images, so retrieval with them measures the world's ambiguity rather than the model."""
-    return [[max(caps, key=len)] for caps in captions]
+    """Each image's most detailed caption (`finest_index`) as a one-item list."""
+    return [[caps[finest_index(caps)]] for caps in captions]
 
 
 def negatives_by_caption(table: pd.DataFrame) -> dict[str, list[str]]:
