@@ -10,6 +10,9 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.models.text_trim import encode_text
+from vlcomp.models.world_clip import image_layout
+
 ImageTransform = Callable[[Image.Image], torch.Tensor]
 TextTokenizer = Callable[[list[str]], torch.Tensor]
 
@@ -54,7 +57,8 @@ class DualEncoderScorer:
     ) -> None:
         self.name = name
         self.device = device
-        self.model = model.to(device).eval()
+        self.layout = image_layout(model)
+        self.model = model.to(device).to(memory_format=self.layout).eval()
         self.preprocess = preprocess
         self.tokenizer = tokenizer
         self.embed_dim = embed_dim
@@ -73,16 +77,24 @@ class DualEncoderScorer:
                 batch = images[start : start + batch_size]
                 pixels = torch.stack([self.preprocess(im) for im in batch])
                 pixels = pixels.to(self.device, dtype=self._dtype)
+                pixels = pixels.contiguous(memory_format=self.layout)
                 out.append(_normalise(self.model.encode_image(pixels)))
         return np.concatenate(out)
 
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
-        """Tokenise with the model's tokenizer and encode, batch by batch in order."""
+        """Tokenise with the model's tokenizer and encode in batches of similar length.
+
+        Texts are batched shortest first and each batch runs only up to its longest text
+        (`vlcomp.models.text_trim`); rows come back in input order.
+        """
         if len(texts) == 0:
             return self._empty()
-        out = []
+        tokens = self.tokenizer(list(texts))
+        order = torch.argsort((tokens != 0).sum(dim=1), stable=True)
+        out = torch.empty(len(texts), self.embed_dim, dtype=torch.float32)
         with torch.inference_mode():
             for start in _batches(len(texts), batch_size):
-                tokens = self.tokenizer(list(texts[start : start + batch_size]))
-                out.append(_normalise(self.model.encode_text(tokens.to(self.device))))
-        return np.concatenate(out)
+                rows = order[start : start + batch_size]
+                features = encode_text(self.model, tokens[rows].to(self.device))
+                out[rows] = F.normalize(features.float(), dim=-1).cpu()
+        return out.numpy()

