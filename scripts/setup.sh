@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Set up the project on a fresh machine: a .venv with the pinned packages.
-# Idempotent: does nothing when the environment matches pyproject.toml and the lock file.
+# Idempotent: installs only missing Debian packages, and skips the venv when it matches
+# pyproject.toml and the lock file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Debian packages the workflow needs, checked on every run (before the venv stamp, so adding one
+# here reaches existing environments); only missing ones are installed (that needs root):
+#   wordnet-base: Princeton WordNet 3.0 database in /usr/share/wordnet, copied by the `wordnet`
+#                 rule into resources/wordnet/ (synonym/hypernym perturbations; no nltk.download).
+DEBIAN_PACKAGES=(wordnet-base)
+if ((${#DEBIAN_PACKAGES[@]})); then
+    missing=()
+    for p in "${DEBIAN_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+    if ((${#missing[@]})); then
+        apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+fi
 
 PYTHON=${PYTHON:-python3.11}
 stamp=.venv/.vlcomp-setup
@@ -10,16 +24,6 @@ want=$(cat pyproject.toml requirements-lock.txt | sha256sum | cut -d' ' -f1)
 
 if [[ -f $stamp && $(cat "$stamp") == "$want" ]]; then
     exit 0
-fi
-
-# Debian packages: none are needed by the embedded default yet. Later stages list theirs here.
-DEBIAN_PACKAGES=()
-if ((${#DEBIAN_PACKAGES[@]})); then
-    missing=()
-    for p in "${DEBIAN_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-    if ((${#missing[@]})); then
-        apt-get update -qq && apt-get install -y -qq "${missing[@]}"
-    fi
 fi
 
 command -v "$PYTHON" >/dev/null || { echo "setup: $PYTHON not found (Python 3.11 is required)" >&2; exit 1; }
