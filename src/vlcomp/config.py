@@ -47,6 +47,14 @@ def _check_references(config: dict[str, Any]) -> None:
         _check_run(config, name, run)
     if "bivlc" in config["benchmarks"] and "sugarcrepe" not in config["benchmarks"]:
         raise ConfigError("config.benchmarks.bivlc: needs config.benchmarks.sugarcrepe")
+    vectors = config["benchmarks"].get("bison", {}).get("vectors", {})
+    if vectors.get("source") == "clip_tokens":
+        run = vectors.get("run")
+        if run not in train or "seeds" in train[run]:
+            raise ConfigError(
+                "config.benchmarks.bison.vectors.run: source clip_tokens needs a single-seed "
+                f"run under config.train (got {run!r}; known: {sorted(train)})"
+            )
 
 
 def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:

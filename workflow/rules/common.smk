@@ -44,6 +44,7 @@ BENCHMARK_KIND = {
     "sugarcrepe": "sugarcrepe",
     "bivlc": "bivlc",
     "world_retrieval": "retrieval",
+    "bison": "bison",
 }
 BENCHMARK_IMAGESETS = {
     "vg_relation": ["vg_crops"],
@@ -52,6 +53,7 @@ BENCHMARK_IMAGESETS = {
     "sugarcrepe": ["world_test"],
     "bivlc": ["world_test", "bivlc_world"],
     "world_retrieval": ["world_test"],
+    "bison": ["world_test"],
 }
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
 CHOICE_BENCHMARK_PATTERN = "|".join(
@@ -151,6 +153,8 @@ def all_tables():
         tables += ["results/tables/aro/table6.md", "results/figures/aro_fig3_radar.png"]
     if "sugarcrepe" in BENCHMARKS:
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
+    if "bison" in BENCHMARKS:
+        tables += ["results/tables/bison/bison.md"]
     if "bivlc" in BENCHMARKS:
         tables += expand(
             "results/tables/bivlc/{table}.md", table=["table2", "table3", "table6"]

@@ -98,3 +98,21 @@ rule figure_aro_radar:
         title="Fine-tuning with hard negatives (ARO Fig. 3)",
     script:
         "../scripts/report_figure.py"
+
+
+rule table_bison:
+    input:
+        metrics_files(["bison"]),
+    output:
+        csv="results/tables/bison/bison.csv",
+        md="results/tables/bison/bison.md",
+    log:
+        "logs/report/table_bison.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table="bison",
+        groups=MODEL_GROUPS,
+        options={},
+    script:
+        "../scripts/report_table.py"

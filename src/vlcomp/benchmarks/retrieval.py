@@ -6,9 +6,62 @@ image_id, text). Retrieval runs both ways over the whole gallery (`vlcomp.metric
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from vlcomp.train.data import finest_index
+from vlcomp.world.grammar import CaptionSpec, NounPhrase, render_caption
+from vlcomp.world.scene import Scene
+
+GRANULARITIES = ("original", "coarse", "fine")
+
+
+def regranulate(spec: CaptionSpec, scene: Scene, granularity: str) -> CaptionSpec:
+    """The caption with every noun phrase stripped to its shape (``coarse``) or given the
+    object's size and colour (``fine``); relations and structure are kept, so the caption
+    stays true of its scene. Like the FG datasets, it replaces the caption in place."""
+    if granularity == "original":
+        return spec
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"unknown granularity {granularity!r}; known: {GRANULARITIES}")
+
+    def rewrite(np_: NounPhrase) -> NounPhrase:
+        if granularity == "coarse":
+            return NounPhrase(np_.shape, ref=np_.ref)
+        if np_.ref is None:
+            raise ValueError(f"noun phrase {np_} has no object reference")
+        obj = scene.objects[np_.ref]
+        return NounPhrase(np_.shape, obj.color, obj.size, ref=np_.ref)
+
+    return spec.map_noun_phrases(rewrite)
+
+
+def gallery_queries(
+    captions: pd.DataFrame, image_ids: list[str], scenes: Mapping[str, Scene],
+    granularity: str = "original",
+) -> pd.DataFrame:
+    """Every caption of every gallery image as a query (COCO/Flickr-style galleries with
+    several captions per image), at the given granularity. Columns: query_id (the caption
+    id), image_id, text, template."""
+    wanted = set(image_ids)
+    caps = captions[captions.image_id.isin(wanted)]
+    missing = wanted - set(caps.image_id)
+    if missing:
+        raise ValueError(f"{len(missing)} gallery images have no caption, e.g. "
+                         f"{sorted(missing)[:3]}")
+    rank = {image_id: k for k, image_id in enumerate(image_ids)}
+    caps = caps.assign(_rank=caps.image_id.map(rank)).sort_values(
+        ["_rank", "caption_id"], kind="stable")
+    texts = [
+        str(t) if granularity == "original"
+        else render_caption(regranulate(CaptionSpec.from_json(spec), scenes[i], granularity))
+        for t, spec, i in zip(caps.text, caps.spec, caps.image_id, strict=True)
+    ]
+    return pd.DataFrame({
+        "query_id": caps.caption_id.astype(str).to_list(), "image_id": caps.image_id.to_list(),
+        "text": texts, "template": caps.template.to_list(),
+    })
 
 
 def finest_caption_queries(captions: pd.DataFrame, image_ids: list[str]) -> pd.DataFrame:

@@ -209,6 +209,19 @@ def sugarcrepe_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Met
     return _header(df, "sugarcrepe", benchmark, {}) | body
 
 
+def bison_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Metrics:
+    """BISON: accuracy of picking the captioned image of the two; per caption template too
+    (``subsets``) when the items carry a ``template`` column."""
+    correct = item_correct(df)
+    groups = df["template"] if "template" in df else df["subset"]
+    subsets = {
+        str(name): accuracy_entry(correct[(groups == name).to_numpy()])
+        for name in sorted(set(groups))
+    }
+    overall = accuracy_entry(correct)
+    return _header(df, "bison", benchmark, {}) | {"overall": overall, "subsets": subsets}
+
+
 def _pair_entry(columns: Mapping[str, np.ndarray], mask: np.ndarray) -> Metrics:
     """The seven pair scores ×100 over the masked rows, plus ``n``."""
     n = int(mask.sum())
@@ -272,6 +285,7 @@ METRIC_FUNCTIONS: dict[str, Callable[..., Metrics]] = {
     "order": order_metrics,
     "sugarcrepe": sugarcrepe_metrics,
     "bivlc": bivlc_metrics,
+    "bison": bison_metrics,
 }
 
 

@@ -512,7 +512,26 @@ def write_table(df: pd.DataFrame, stem: Path | str) -> tuple[Path, Path]:
     return csv_path, md_path
 
 
+BISON_COLUMNS = {
+    "list_shapes": "Shapes",
+    "list_attributes": "Attributes",
+    "relation_coarse": "Relation (coarse)",
+    "relation_fine": "Relation (fine)",
+    "there_relation": "There is",
+    "definite_relation": "Definite",
+    "relation_and": "Relation + object",
+}
+
+
+def bison_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
+    """BISON accuracy overall (first column), then per caption template of the query."""
+    table = sugarcrepe_table(results, "bison", BISON_COLUMNS, "Accuracy", groups)
+    first = [c for c in table.columns if c in ("Accuracy", "Accuracy std")]
+    return table[first + [c for c in table.columns if c not in first]]
+
+
 TABLE_BUILDERS = {
+    "bison": bison_table,
     "aro": aro_table,
     "sugarcrepe": sugarcrepe_table,
     "bivlc_table2": bivlc_table2,
