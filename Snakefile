@@ -12,6 +12,7 @@ include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/negatives.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/robustness.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,8 @@ LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text"]
 @pytest.mark.slow
 def test_tiny_dag_writes_every_table(tiny_run):
     tables = tiny_run / "results" / "tables"
-    expected = ["aro/aro", "sugarcrepe/sugarcrepe", "bivlc/table2", "bivlc/table3", "bivlc/table6"]
+    expected = ["aro/aro", "sugarcrepe/sugarcrepe", "bivlc/table2", "bivlc/table3", "bivlc/table6",
+                "bison/bison", "bison/fig9"]
     for stem in expected:
         md = (tables / f"{stem}.md").read_text()
         csv = pd.read_csv(tables / f"{stem}.csv", index_col="model")
@@ -101,11 +103,38 @@ def test_tiny_dag_is_complete_and_idempotent(tiny_run):
 def test_each_image_is_embedded_once_per_model(tiny_run):
     emb = tiny_run / "results" / "embeddings" / "world_clip" / "images"
     # world_train: NegCLIP's neighbour images are mined with the pretrained model
+    # the robustness suite's shuffled copies are image sets of their own; its text-only
+    # perturbations add no image set
     assert sorted(p.stem for p in emb.glob("*.npy")) == [
-        "bivlc_world", "vg_crops", "world_test", "world_train"
+        "bivlc_world", "vg_crops", "world_test", "world_test_shuffle_patches_s0",
+        "world_test_shuffle_patches_s1", "world_train"
     ]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
-    assert len(list(texts.glob("*.npy"))) == 6  # 5 choice benchmarks + retrieval queries
+    # 7 choice benchmarks (BISON and its alterations included), retrieval queries, robustness
+    assert len(list(texts.glob("*.npy"))) == 9
+
+
+@pytest.mark.slow
+def test_robustness_tables_cover_every_condition(tiny_run):
+    tables = tiny_run / "results" / "tables" / "robustness"
+    table3 = pd.read_csv(tables / "aro_table3.csv")
+    assert set(table3.iloc[:, 0]) == {"COCO-like", "Flickr-like"}
+    assert {r.split(" / ")[0] for r in table3.row} == {"No Shuffling", "Shuffle all words"}
+    table4 = (tables / "aro_table4.md").read_text()
+    assert "| Shuffle Patches (9) / NegCLIP |" in table4
+    hendriksen = pd.read_csv(tables / "hendriksen.csv")
+    assert {r.split(" / ")[0] for r in hendriksen.row} == {
+        "none", "shuffle_all_words", "char_swap", "synonym_noun", "distraction_true"}
+    splits = hendriksen[["rsum decreased %", "rsum unchanged %", "rsum increased %"]]
+    assert (splits.sum(axis=1).round(6) == 100).all()
+    granularity = (tables / "granularity.md").read_text()
+    assert "| COCO-like fine-grained / CLIP |" in granularity
+    record = json.loads((tiny_run / "results" / "metrics" / "negclip_s0" /
+                         "robustness.json").read_text())
+    kinds = {(c["gallery"], c["kind"]) for c in record["conditions"]}
+    assert ("coco_fine", "text") not in kinds and ("coco", "image") in kinds
+    # 2 galleries x (4 text perturbations + 1 image shuffle) x 2 seeds + 3 clean
+    assert len(record["conditions"]) == 2 * 5 * 2 + 3
 
 
 @pytest.mark.slow

@@ -47,6 +47,20 @@ def _check_references(config: dict[str, Any]) -> None:
         _check_run(config, name, run)
     if "bivlc" in config["benchmarks"] and "sugarcrepe" not in config["benchmarks"]:
         raise ConfigError("config.benchmarks.bivlc: needs config.benchmarks.sugarcrepe")
+    robustness = config["benchmarks"].get("robustness")
+    if robustness:
+        unknown = set(robustness.get("perturbed_galleries", [])) - set(robustness["galleries"])
+        if unknown:
+            raise ConfigError(
+                f"config.benchmarks.robustness.perturbed_galleries: {sorted(unknown)} are not "
+                f"galleries (known: {sorted(robustness['galleries'])})"
+            )
+        relevance = robustness["relevance_model"]
+        if relevance not in expand_models(config):
+            raise ConfigError(
+                f"config.benchmarks.robustness.relevance_model: {relevance!r} is not a model "
+                f"(known: {sorted(expand_models(config))})"
+            )
     vectors = config["benchmarks"].get("bison", {}).get("vectors", {})
     if vectors.get("source") == "clip_tokens":
         run = vectors.get("run")

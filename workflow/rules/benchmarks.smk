@@ -145,3 +145,22 @@ rule bison_benchmark:
         bison=config["benchmarks"].get("bison", {}),
     script:
         "../scripts/bison_benchmark.py"
+
+
+rule bison_altered_benchmark:
+    input:
+        bison="results/benchmarks/bison.parquet",
+        wordnet="resources/wordnet",
+    output:
+        altered="results/perturbed/world/bison_alterations.parquet",
+        benchmark="results/benchmarks/bison_altered.parquet",
+    log:
+        "logs/benchmarks/bison_altered.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        alterations=config["benchmarks"].get("bison", {}).get("alterations", []),
+        seeds=config["benchmarks"].get("bison", {}).get("alteration_seeds", [0]),
+        spacy_model=config["nlp"]["spacy_model"],
+    script:
+        "../scripts/bison_altered_benchmark.py"

@@ -34,6 +34,9 @@ MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
 BENCHMARKS = list(config["benchmarks"])
+# BISON's query alterations make a benchmark of their own (BISON Fig. 9)
+if config["benchmarks"].get("bison", {}).get("alterations"):
+    BENCHMARKS.append("bison_altered")
 
 # Metric kind and image sets of each benchmark. Images are embedded once per model and set,
 # and every benchmark that shows an image reads the same embedding.
@@ -45,6 +48,7 @@ BENCHMARK_KIND = {
     "bivlc": "bivlc",
     "world_retrieval": "retrieval",
     "bison": "bison",
+    "bison_altered": "bison_altered",
 }
 BENCHMARK_IMAGESETS = {
     "vg_relation": ["vg_crops"],
@@ -54,10 +58,23 @@ BENCHMARK_IMAGESETS = {
     "bivlc": ["world_test", "bivlc_world"],
     "world_retrieval": ["world_test"],
     "bison": ["world_test"],
+    "bison_altered": ["world_test"],
 }
+# The robustness suite (ARO Tables 3-4, Hendriksen et al.): galleries, perturbed texts and
+# shuffled copies of the test images, evaluated by its own metrics rule.
+ROBUSTNESS = config["benchmarks"].get("robustness", {})
+ROBUSTNESS_SEEDS = ROBUSTNESS.get("seeds", [0])
+IMAGE_CONDITIONS = [
+    (name, seed, f"world_test_{name}_s{seed}")
+    for name in ROBUSTNESS.get("image_perturbations", [])
+    for seed in ROBUSTNESS_SEEDS
+]
+RELEVANCE_MODEL = ROBUSTNESS.get("relevance_model", "")
+BENCHMARK_KIND["robustness"] = "robustness"
+BENCHMARK_IMAGESETS["robustness"] = ["world_test"] + [c[2] for c in IMAGE_CONDITIONS]
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
 CHOICE_BENCHMARK_PATTERN = "|".join(
-    b for b in BENCHMARK_KIND if b not in RETRIEVAL_BENCHMARKS
+    b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
 )
 RETRIEVAL_BENCHMARK_PATTERN = "|".join(RETRIEVAL_BENCHMARKS)
 
@@ -72,6 +89,8 @@ def text_source(benchmark):
     """The file whose texts a benchmark needs embedded: items, or a retrieval's queries."""
     if benchmark in RETRIEVAL_BENCHMARKS:
         return f"results/benchmarks/{benchmark}/queries.parquet"
+    if benchmark == "robustness":
+        return "results/benchmarks/robustness/texts.parquet"
     return f"results/benchmarks/{benchmark}.parquet"
 
 
@@ -121,7 +140,7 @@ def benchmark_image_embeddings(wildcards):
 
 
 def metric_options(benchmark):
-    opts = dict(config["benchmarks"][benchmark])
+    opts = dict(config["benchmarks"].get(benchmark, {}))
     if benchmark == "vg_relation":
         return {
             "symmetric": opts.get("symmetric_relations", []),
@@ -155,6 +174,13 @@ def all_tables():
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
     if "bison" in BENCHMARKS:
         tables += ["results/tables/bison/bison.md"]
+    if "bison_altered" in BENCHMARKS:
+        tables += ["results/tables/bison/fig9.md"]
+    if ROBUSTNESS:
+        tables += expand(
+            "results/tables/robustness/{table}.md",
+            table=["aro_table3", "aro_table4", "hendriksen", "granularity"],
+        )
     if "bivlc" in BENCHMARKS:
         tables += expand(
             "results/tables/bivlc/{table}.md", table=["table2", "table3", "table6"]

@@ -116,3 +116,41 @@ rule table_bison:
         options={},
     script:
         "../scripts/report_table.py"
+
+
+rule table_robustness:
+    input:
+        metrics_files(["robustness"]),
+    output:
+        csv="results/tables/robustness/{table}.csv",
+        md="results/tables/robustness/{table}.md",
+    log:
+        "logs/report/robustness_{table}.log",
+    wildcard_constraints:
+        table="aro_table3|aro_table4|hendriksen|granularity",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table=lambda wc: f"robustness_{wc.table}",
+        groups=MODEL_GROUPS,
+        options={},
+    script:
+        "../scripts/report_table.py"
+
+
+rule table_bison_fig9:
+    input:
+        metrics_files(["bison_altered"]),
+    output:
+        csv="results/tables/bison/fig9.csv",
+        md="results/tables/bison/fig9.md",
+    log:
+        "logs/report/table_bison_fig9.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table="bison_fig9",
+        groups=MODEL_GROUPS,
+        options={},
+    script:
+        "../scripts/report_table.py"

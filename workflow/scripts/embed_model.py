@@ -29,6 +29,8 @@ with job_log(snakemake.log[0]) as log:
         table = pd.read_parquet(source)
         if "query_id" in table:  # retrieval queries: one row per query
             text_sets.append((table.query_id.tolist(), table.text.tolist()))
+        elif "text" in table:  # a list of texts (the robustness suite's): keyed by the text
+            text_sets.append((table.text.tolist(), table.text.tolist()))
         else:  # choice items: every distinct option text
             texts = unique_texts(table.texts)
             text_sets.append((texts, texts))

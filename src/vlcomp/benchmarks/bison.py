@@ -73,3 +73,26 @@ def bison_items(
             })
             break
     return make_items(rows)
+
+
+ORIGINAL = "original"
+
+
+def altered_items(items: pd.DataFrame, altered: pd.DataFrame) -> pd.DataFrame:
+    """BISON items plus, for each query alteration and seed, a copy whose caption is altered
+    (``altered``: rows ``caption_id`` = item id, ``perturbation``, ``seed``, ``perturbed``,
+    ``changed``). Subset ``original`` holds the items as built; every copy names its
+    ``base_item_id`` so a metric can tell which predictions the alteration flipped."""
+    base = items.assign(subset=ORIGINAL, base_item_id=items.item_id, seed=-1, changed=False)
+    by_id = items.set_index("item_id")
+    missing = sorted(set(altered.caption_id) - set(by_id.index))
+    if missing:
+        raise ValueError(f"altered captions for unknown BISON items, e.g. {missing[:3]}")
+    rows = []
+    for r in altered.itertuples():
+        item = by_id.loc[r.caption_id]
+        rows.append({**item.to_dict(), "item_id": f"{r.caption_id}-{r.perturbation}-s{r.seed}",
+                     "subset": r.perturbation, "texts": [str(r.perturbed)],
+                     "base_item_id": r.caption_id, "seed": int(r.seed),
+                     "changed": bool(r.changed)})
+    return make_items([*base.to_dict("records"), *rows])

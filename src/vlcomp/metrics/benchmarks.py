@@ -222,6 +222,37 @@ def bison_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Metrics:
     return _header(df, "bison", benchmark, {}) | {"overall": overall, "subsets": subsets}
 
 
+def t2i_predictions(df: pd.DataFrame) -> np.ndarray:
+    """Per t2i item, the index of the best-scoring image, or -1 when the best is tied."""
+    out = np.empty(len(df), dtype=np.int64)
+    for k, scores in enumerate(df["scores"]):
+        column = as_matrix(scores)[:, 0]
+        best = np.flatnonzero(column == column.max())
+        out[k] = best[0] if len(best) == 1 else -1
+    return out
+
+
+def bison_altered_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Metrics:
+    """BISON under query alterations (BISON Fig. 9): per alteration, accuracy and the share
+    of items whose predicted image differs from the unaltered query's (ties: no prediction).
+    ``overall`` is the unaltered accuracy."""
+    predictions = pd.Series(t2i_predictions(df), index=df["item_id"].to_numpy())
+    correct = item_correct(df)
+    original = (df["subset"] == "original").to_numpy()
+    subsets: dict[str, Metrics] = {}
+    for name in _ordered(df["subset"], ["original"]):
+        mask = (df["subset"] == name).to_numpy()
+        entry = accuracy_entry(correct[mask])
+        base = predictions[df.loc[mask, "base_item_id"].to_numpy()].to_numpy()
+        flipped = predictions[df.loc[mask, "item_id"].to_numpy()].to_numpy() != base
+        entry["changed_prediction"] = percent(flipped.mean()) if mask.any() else None
+        if "changed" in df:
+            entry["changed_caption"] = percent(df.loc[mask, "changed"].astype(bool).mean())
+        subsets[name] = entry
+    return _header(df, "bison_altered", benchmark, {}) | {
+        "overall": accuracy_entry(correct[original]), "subsets": subsets}
+
+
 def _pair_entry(columns: Mapping[str, np.ndarray], mask: np.ndarray) -> Metrics:
     """The seven pair scores ×100 over the masked rows, plus ``n``."""
     n = int(mask.sum())
@@ -286,6 +317,7 @@ METRIC_FUNCTIONS: dict[str, Callable[..., Metrics]] = {
     "sugarcrepe": sugarcrepe_metrics,
     "bivlc": bivlc_metrics,
     "bison": bison_metrics,
+    "bison_altered": bison_altered_metrics,
 }
 
 

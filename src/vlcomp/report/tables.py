@@ -530,8 +530,39 @@ def bison_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
     return table[first + [c for c in table.columns if c not in first]]
 
 
+BISON_ALTERATION_LABELS = {
+    "negate": "Negation", "synonym": "Synonym", "hypernym": "Hypernym",
+    "permute": "Permutation", "reverse": "Reversal",
+}
+
+
+def bison_fig9_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
+    """BISON Fig. 9: unaltered accuracy, then per query alteration the % of items whose
+    predicted image changed and the accuracy on the altered queries."""
+    rows: dict[str, dict[str, float]] = {}
+    columns: list[str] = ["Accuracy"]
+    for model, benchmarks in results.items():
+        metrics = benchmarks.get("bison_altered")
+        if metrics is None:
+            rows[model] = {}
+            continue
+        row = {"Accuracy": _value(metrics["overall"]["accuracy"])}
+        for name, entry in metrics["subsets"].items():
+            if name == "original":
+                continue
+            label = BISON_ALTERATION_LABELS.get(name, name)
+            for column, value in ((f"{label} changed %", entry["changed_prediction"]),
+                                  (f"{label} acc.", entry["accuracy"])):
+                row[column] = _value(value)
+                if column not in columns:
+                    columns.append(column)
+        rows[model] = row
+    return _table(rows, columns, groups)
+
+
 TABLE_BUILDERS = {
     "bison": bison_table,
+    "bison_fig9": bison_fig9_table,
     "aro": aro_table,
     "sugarcrepe": sugarcrepe_table,
     "bivlc_table2": bivlc_table2,
@@ -543,7 +574,12 @@ TABLE_BUILDERS = {
 
 
 def build_table(name: str, results: Results, **options: Any) -> pd.DataFrame:
-    """Build the named paper table (see ``TABLE_BUILDERS``)."""
+    """Build the named paper table (see ``TABLE_BUILDERS``; robustness tables live in
+    `vlcomp.report.robustness`)."""
+    from vlcomp.report.robustness import ROBUSTNESS_TABLES
+
+    if name in ROBUSTNESS_TABLES:
+        return ROBUSTNESS_TABLES[name](results, **options)
     if name not in TABLE_BUILDERS:
         raise ValueError(f"unknown table {name!r}; known: {sorted(TABLE_BUILDERS)}")
     return TABLE_BUILDERS[name](results, **options)

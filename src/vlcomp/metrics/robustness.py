@@ -1,0 +1,139 @@
+"""Retrieval under perturbation (ARO Tables 3–4, Hendriksen et al.): one record per condition.
+
+A condition is a gallery (images with several captions each) evaluated with its texts
+perturbed (every caption, as in ARO's text-shuffled retrieval; Hendriksen perturbs the t2i
+queries, which is the same t2i computation), or its images perturbed (ARO's image shuffles),
+for one perturbation seed. Each record holds, in percent:
+
+* ``i2t_r{k}`` / ``t2i_r{k}``: hit rates (CLIP_benchmark and ARO: a hit when any relevant
+  item is in the top k);
+* ``i2t_true_r{k}``: Hendriksen's image→text recall (#relevant in top k / 5);
+* ``t2i_dcg10``: Hendriksen's DCG@10 of text→image rankings, gains 1 for the target and the
+  relevance model's cosine otherwise (not in percent, as in the paper);
+* ``t2i_decreased`` / ``t2i_increased`` / ``t2i_unchanged``: the share of queries whose
+  rsum = R@1+R@5+R@10 dropped, rose or stayed under the perturbation (clean conditions: 0).
+Ties rank the wrong item first (`vlcomp.metrics.ranking`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vlcomp.metrics.ranking import (
+    KS,
+    Ranking,
+    hendriksen_recalls,
+    hit_rate_at_k,
+    rank_features,
+    relevance_dcg,
+    robustness_splits,
+)
+
+CLEAN = "none"
+
+
+@dataclass
+class Side:
+    """One model's (or the relevance model's) embeddings of a condition's images and texts."""
+
+    images: np.ndarray
+    texts: np.ndarray
+
+
+def _round(x: float) -> float:
+    return round(float(x), 4)
+
+
+def rank_both(side: Side, text_image: np.ndarray) -> tuple[Ranking, Ranking]:
+    """i2t and t2i rankings; ``text_image[t]`` is the gallery row text ``t`` describes."""
+    n_img = len(side.images)
+    i2t = rank_features(side.images, side.texts, np.arange(n_img), text_image)
+    t2i = rank_features(side.texts, side.images, text_image, np.arange(n_img))
+    return i2t, t2i
+
+
+def condition_record(
+    model: Side, relevance: Side, text_image: np.ndarray,
+    clean_t2i_rsum: np.ndarray | None = None, ks: Sequence[int] = KS,
+) -> tuple[dict[str, float], np.ndarray]:
+    """Metrics of one condition and its per-query t2i rsum (for the splits of later ones)."""
+    i2t, t2i = rank_both(model, text_image)
+    rec: dict[str, float] = {}
+    for k in ks:
+        rec[f"i2t_r{k}"] = _round(hit_rate_at_k(i2t, k).mean() * 100)
+    for k in ks:
+        rec[f"t2i_r{k}"] = _round(hit_rate_at_k(t2i, k).mean() * 100)
+    true_i2t = hendriksen_recalls(i2t, "i2t", ks)
+    for k in ks:
+        rec[f"i2t_true_r{k}"] = _round(true_i2t[f"r{k}"].mean() * 100)
+    rec["t2i_dcg10"] = _round(relevance_dcg(t2i, relevance.texts, relevance.images).mean())
+    rsum = hendriksen_recalls(t2i, "t2i", ks)["rsum"]
+    splits = robustness_splits(rsum if clean_t2i_rsum is None else clean_t2i_rsum, rsum)
+    for name in ("decreased", "increased", "unchanged"):
+        rec[f"t2i_{name}"] = _round(splits[name])
+    return rec, rsum
+
+
+class Embeddings:
+    """One model's embeddings: image sets (matrix, id → row) and texts (matrix, text → row)."""
+
+    def __init__(self, images: Mapping[str, tuple[np.ndarray, Mapping[str, int]]],
+                 texts: tuple[np.ndarray, Mapping[str, int]]) -> None:
+        self.images = images
+        self.texts = texts
+
+    def side(self, imageset: str, image_ids: Sequence[str], texts: Sequence[str]) -> Side:
+        """The gallery's images from ``imageset`` and the given texts, in order."""
+        emb, rows = self.images[imageset]
+        missing = [i for i in image_ids if i not in rows]
+        if missing:
+            raise ValueError(f"image set {imageset!r}: no embedding for {missing[:3]}")
+        t_emb, t_rows = self.texts
+        absent = [t for t in texts if t not in t_rows]
+        if absent:
+            raise ValueError(f"no text embedding for {len(absent)} texts, e.g. {absent[:2]}")
+        return Side(emb[[rows[i] for i in image_ids]], t_emb[[t_rows[t] for t in texts]])
+
+
+def evaluate_gallery(
+    gallery: str, image_ids: Sequence[str], queries: pd.DataFrame, model: Embeddings,
+    relevance: Embeddings, perturbed: pd.DataFrame | None = None,
+    image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
+) -> list[dict[str, Any]]:
+    """Records of one gallery: clean, then each (text perturbation, seed) of ``perturbed``
+    (rows ``caption_id`` = query id, ``perturbation``, ``seed``, ``perturbed``, ``changed``),
+    then each image condition ``(perturbation, seed, image set)``."""
+    position = {i: k for k, i in enumerate(image_ids)}
+    text_image = np.array([position[i] for i in queries.image_id], dtype=np.int64)
+    query_ids = [str(q) for q in queries.query_id]
+    records: list[dict[str, Any]] = []
+
+    def run(kind: str, name: str, seed: int, imageset: str, texts: list[str],
+            clean: np.ndarray | None, changed: float) -> np.ndarray:
+        rec, rsum = condition_record(model.side(imageset, image_ids, texts),
+                                     relevance.side(imageset, image_ids, texts), text_image, clean)
+        records.append({"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed,
+                        "changed_pct": round(changed, 2), **rec})
+        return rsum
+
+    originals = [str(t) for t in queries.text]
+    clean = run("clean", CLEAN, -1, clean_imageset, originals, None, 0.0)
+    if perturbed is not None:
+        mine = perturbed[perturbed.caption_id.isin(set(query_ids))]
+        for (name, seed), rows in mine.groupby(["perturbation", "seed"], sort=False):
+            text_of = dict(zip(rows.caption_id, rows.perturbed, strict=True))
+            changed = dict(zip(rows.caption_id, rows.changed, strict=True))
+            missing = [q for q in query_ids if q not in text_of]
+            if missing:
+                raise ValueError(f"{name} seed {seed}: no perturbed text for {missing[:3]}")
+            share = 100 * float(np.mean([changed[q] for q in query_ids]))
+            run("text", str(name), int(seed), clean_imageset, [text_of[q] for q in query_ids],
+                clean, share)
+    for name, seed, imageset in image_conditions:
+        run("image", name, int(seed), imageset, originals, clean, 100.0)
+    return records

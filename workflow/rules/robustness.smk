@@ -1,0 +1,117 @@
+rule wordnet:
+    output:
+        directory("resources/wordnet"),
+    log:
+        "logs/resources/wordnet.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        source=config["nlp"].get("wordnet_source", "/usr/share/wordnet"),
+    script:
+        "../scripts/build_wordnet.py"
+
+
+rule robustness_gallery:
+    input:
+        imageset="results/imagesets/world_test.parquet",
+        captions="results/data/world/captions.parquet",
+        scenes="results/data/world/scenes.jsonl",
+    output:
+        gallery="results/benchmarks/robustness/{gallery}/gallery.parquet",
+        queries="results/benchmarks/robustness/{gallery}/queries.parquet",
+    log:
+        "logs/benchmarks/robustness_{gallery}.log",
+    wildcard_constraints:
+        gallery="|".join(ROBUSTNESS.get("galleries", {})) or "none",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        spec=lambda wc: ROBUSTNESS["galleries"][wc.gallery],
+    script:
+        "../scripts/robustness_gallery.py"
+
+
+def robustness_gallery_files(kind, galleries=None):
+    names = ROBUSTNESS.get("galleries", {}) if galleries is None else galleries
+    return expand(
+        "results/benchmarks/robustness/{gallery}/{kind}.parquet",
+        gallery=names,
+        kind=kind,
+    )
+
+
+rule perturb_texts:
+    input:
+        perturbed_queries=robustness_gallery_files(
+            "queries", ROBUSTNESS.get("perturbed_galleries", [])
+        ),
+        queries=robustness_gallery_files("queries"),
+        wordnet=rules.wordnet.output[0],
+    output:
+        perturbed="results/perturbed/world/robustness.parquet",
+        texts="results/benchmarks/robustness/texts.parquet",
+    log:
+        "logs/perturb/world_robustness.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        perturbations=ROBUSTNESS.get("text_perturbations", []),
+        seeds=ROBUSTNESS_SEEDS,
+        synonym_k=ROBUSTNESS.get("synonym_k", 1),
+        spacy_model=config["nlp"]["spacy_model"],
+    script:
+        "../scripts/perturb_texts.py"
+
+
+rule perturb_images:
+    input:
+        "results/imagesets/world_test.parquet",
+    output:
+        images=directory("results/images/world_test_{perturbation}_s{seed}"),
+        imageset="results/imagesets/world_test_{perturbation}_s{seed}.parquet",
+    log:
+        "logs/perturb/world_test_{perturbation}_s{seed}.log",
+    wildcard_constraints:
+        perturbation="shuffle_rows|shuffle_columns|shuffle_patches",
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/perturb_images.py"
+
+
+def robustness_embeddings(model):
+    return {
+        f"{model_key}_images": expand(
+            "results/embeddings/{model}/images/{imageset}.npy",
+            model=name,
+            imageset=BENCHMARK_IMAGESETS["robustness"],
+        )
+        for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
+    } | {
+        f"{model_key}_texts": f"results/embeddings/{name}/texts/robustness.npy"
+        for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
+    }
+
+
+rule robustness_metrics:
+    input:
+        unpack(lambda wc: robustness_embeddings(wc.model)),
+        galleries=robustness_gallery_files("gallery"),
+        queries=robustness_gallery_files("queries"),
+        perturbed="results/perturbed/world/robustness.parquet",
+    output:
+        json="results/metrics/{model}/robustness.json",
+        csv="results/metrics/{model}/robustness.csv",
+    log:
+        "logs/metrics/{model}/robustness.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        galleries=list(ROBUSTNESS.get("galleries", {})),
+        perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),
+        imagesets=BENCHMARK_IMAGESETS["robustness"],
+        clean_imageset="world_test",
+        image_conditions=IMAGE_CONDITIONS,
+        relevance_model=RELEVANCE_MODEL,
+    script:
+        "../scripts/robustness_metrics.py"
