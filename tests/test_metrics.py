@@ -296,6 +296,8 @@ def test_compute_metrics_merges_and_is_json_stable() -> None:
     assert first["overall"]["accuracy"] == 100.0
     assert json.dumps(first, sort_keys=False) == json.dumps(second, sort_keys=False)
     assert set(METRIC_FUNCTIONS) == {
+        "bison",
+        "bison_altered",
         "aro_relation",
         "aro_attribution",
         "order",

@@ -126,7 +126,7 @@ def test_robustness_tables_cover_every_condition(tiny_run):
     assert {r.split(" / ")[0] for r in hendriksen.row} == {
         "none", "shuffle_all_words", "char_swap", "synonym_noun", "distraction_true"}
     splits = hendriksen[["rsum decreased %", "rsum unchanged %", "rsum increased %"]]
-    assert (splits.sum(axis=1).round(6) == 100).all()
+    assert ((splits.sum(axis=1) - 100).abs() < 1e-3).all()  # CSV cells carry 4 decimals
     granularity = (tables / "granularity.md").read_text()
     assert "| COCO-like fine-grained / CLIP |" in granularity
     record = json.loads((tiny_run / "results" / "metrics" / "negclip_s0" /

@@ -119,18 +119,6 @@ rule retrieval_benchmark:
         "../scripts/retrieval_benchmark.py"
 
 
-def bison_inputs(wildcards):
-    """World scenes and captions, plus the CLIP whose token table embeds captions if asked."""
-    inputs = {
-        "captions": "results/data/world/captions.parquet",
-        "scenes": "results/data/world/scenes.jsonl",
-    }
-    vectors = config["benchmarks"]["bison"].get("vectors", {})
-    if vectors.get("source") == "clip_tokens":
-        inputs["model"] = f"results/checkpoints/{vectors['run']}/model.pt"
-    return inputs
-
-
 rule bison_benchmark:
     input:
         unpack(bison_inputs),

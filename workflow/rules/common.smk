@@ -12,6 +12,7 @@ from vlcomp.config import (  # noqa: E402
     model_groups,
     validate_config,
 )
+from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
 try:
     validate_config(config, Path(workflow.basedir) / "config" / "schema.yaml")
@@ -186,3 +187,38 @@ def all_tables():
             "results/tables/bivlc/{table}.md", table=["table2", "table3", "table6"]
         )
     return tables
+
+
+def bison_inputs(wildcards):
+    """World scenes and captions, plus the CLIP whose token table embeds captions if asked."""
+    inputs = {
+        "captions": "results/data/world/captions.parquet",
+        "scenes": "results/data/world/scenes.jsonl",
+    }
+    vectors = config["benchmarks"]["bison"].get("vectors", {})
+    if vectors.get("source") == "clip_tokens":
+        inputs["model"] = f"results/checkpoints/{vectors['run']}/model.pt"
+    return inputs
+
+
+def robustness_gallery_files(kind, galleries=None):
+    names = ROBUSTNESS.get("galleries", {}) if galleries is None else galleries
+    return expand(
+        "results/benchmarks/robustness/{gallery}/{kind}.parquet",
+        gallery=names,
+        kind=kind,
+    )
+
+
+def robustness_embeddings(model):
+    return {
+        f"{model_key}_images": expand(
+            "results/embeddings/{model}/images/{imageset}.npy",
+            model=name,
+            imageset=BENCHMARK_IMAGESETS["robustness"],
+        )
+        for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
+    } | {
+        f"{model_key}_texts": f"results/embeddings/{name}/texts/robustness.npy"
+        for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
+    }

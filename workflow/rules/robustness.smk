@@ -6,7 +6,7 @@ rule wordnet:
     conda:
         "../../envs/core.yaml"
     params:
-        source=config["nlp"].get("wordnet_source", "/usr/share/wordnet"),
+        source=config["nlp"].get("wordnet_source", str(WORDNET_SOURCE)),
     script:
         "../scripts/build_wordnet.py"
 
@@ -29,15 +29,6 @@ rule robustness_gallery:
         spec=lambda wc: ROBUSTNESS["galleries"][wc.gallery],
     script:
         "../scripts/robustness_gallery.py"
-
-
-def robustness_gallery_files(kind, galleries=None):
-    names = ROBUSTNESS.get("galleries", {}) if galleries is None else galleries
-    return expand(
-        "results/benchmarks/robustness/{gallery}/{kind}.parquet",
-        gallery=names,
-        kind=kind,
-    )
 
 
 rule perturb_texts:
@@ -77,20 +68,6 @@ rule perturb_images:
         "../../envs/core.yaml"
     script:
         "../scripts/perturb_images.py"
-
-
-def robustness_embeddings(model):
-    return {
-        f"{model_key}_images": expand(
-            "results/embeddings/{model}/images/{imageset}.npy",
-            model=name,
-            imageset=BENCHMARK_IMAGESETS["robustness"],
-        )
-        for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
-    } | {
-        f"{model_key}_texts": f"results/embeddings/{name}/texts/robustness.npy"
-        for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
-    }
 
 
 rule robustness_metrics:

@@ -62,28 +62,13 @@ rule embed_images:
         "../scripts/embed_images.py"
 
 
-rule score:
+rule score_and_metrics:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",
         images=benchmark_image_embeddings,
         texts="results/embeddings/{model}/texts/{benchmark}.npy",
     output:
-        "results/scores/{model}/{benchmark}.parquet",
-    log:
-        "logs/score/{model}/{benchmark}.log",
-    wildcard_constraints:
-        benchmark=CHOICE_BENCHMARK_PATTERN,
-    conda:
-        "../../envs/core.yaml"
-    script:
-        "../scripts/score.py"
-
-
-rule metrics:
-    input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
         scores="results/scores/{model}/{benchmark}.parquet",
-    output:
         json="results/metrics/{model}/{benchmark}.json",
         csv="results/metrics/{model}/{benchmark}.csv",
     log:
@@ -96,7 +81,7 @@ rule metrics:
         kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
         options=lambda wc: metric_options(wc.benchmark),
     script:
-        "../scripts/metrics.py"
+        "../scripts/score_and_metrics.py"
 
 
 rule retrieval_metrics:
