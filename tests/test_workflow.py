@@ -129,7 +129,7 @@ def test_robustness_tables_cover_every_condition(tiny_run):
     assert ((splits.sum(axis=1) - 100).abs() < 1e-3).all()  # CSV cells carry 4 decimals
     granularity = (tables / "granularity.md").read_text()
     assert "| COCO-like fine-grained / CLIP |" in granularity
-    record = json.loads((tiny_run / "results" / "metrics" / "negclip_s0" /
+    record = json.loads((tiny_run / "results" / "metrics" / "clip_ft_s0" /
                          "robustness.json").read_text())
     kinds = {(c["gallery"], c["kind"]) for c in record["conditions"]}
     assert ("coco_fine", "text") not in kinds and ("coco", "image") in kinds
