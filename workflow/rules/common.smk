@@ -176,7 +176,7 @@ def all_tables():
     if "bison" in BENCHMARKS:
         tables += ["results/tables/bison/bison.md"]
     if "bison_altered" in BENCHMARKS:
-        tables += ["results/tables/bison/fig9.md"]
+        tables += ["results/tables/bison/fig9.md", "results/figures/bison_fig9.png"]
     if ROBUSTNESS:
         tables += expand(
             "results/tables/robustness/{table}.md",

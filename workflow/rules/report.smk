@@ -154,3 +154,18 @@ rule table_bison_fig9:
         options={},
     script:
         "../scripts/report_table.py"
+
+
+rule figure_bison_fig9:
+    input:
+        metrics_files(["bison_altered"]),
+    output:
+        png="results/figures/bison_fig9.png",
+    log:
+        "logs/report/bison_fig9.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        groups=MODEL_GROUPS,
+    script:
+        "../scripts/report_bison_figure.py"

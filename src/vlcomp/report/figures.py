@@ -113,3 +113,47 @@ def _wrap(label: str) -> str:
         range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:])))
     )
     return " ".join(words[:best]) + "\n" + " ".join(words[best:])
+
+
+def bar_plot(
+    values: pd.DataFrame, path: Path | str, title: str | None = None,
+    ylabel: str = "%", errors: pd.DataFrame | None = None,
+) -> Path:
+    """Grouped bars: one group per column (e.g. a query alteration), one bar per row (a
+    model), optional error bars; PNG (dpi 150) written atomically."""
+    if values.empty:
+        raise ValueError("a bar plot needs at least one row and one column")
+    fig = Figure(figsize=(8, 4.2), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.08, 0.14, 0.68, 0.74))
+    n_rows, n_cols = values.shape
+    width = 0.8 / n_rows
+    x = np.arange(n_cols)
+    for k, (label, row) in enumerate(values.iterrows()):
+        err = None if errors is None else errors.loc[label, values.columns].to_numpy(dtype=float)
+        ax.bar(x + (k - (n_rows - 1) / 2) * width, row.to_numpy(dtype=float), width,
+               yerr=err, capsize=2, color=f"C{k % 10}", label=str(label))
+    ax.set_xticks(x)
+    ax.set_xticklabels([str(c) for c in values.columns], fontsize=9)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", color="0.85", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize=9)
+    if title:
+        fig.suptitle(title, fontsize=12, y=0.97)
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format="png", dpi=DPI, metadata={"Software": None})
+    return path
+
+
+def bison_fig9_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """From the Fig. 9 table: % changed predictions per alteration (columns) and model (rows),
+    and their std where the table has one."""
+    columns = [c for c in table.columns if c.endswith(" changed %")]
+    values = table[columns].rename(columns=lambda c: c.removesuffix(" changed %"))
+    stds = [f"{c} std" for c in columns]
+    if all(s in table.columns for s in stds):
+        errors = table[stds].rename(columns=lambda c: c.removesuffix(" changed % std"))
+        return values, errors.fillna(0.0)
+    return values, None
