@@ -70,3 +70,11 @@ def test_scorer_sorts_by_length_but_returns_input_order(model):
         want = model.encode_text(world_tokenizer(CFG)(texts), normalize=True).numpy()
     np.testing.assert_allclose(got, want, atol=1e-5)
     assert np.array_equal(got, scorer.embed_texts(texts, batch_size=4))
+
+
+def test_a_texts_embedding_does_not_depend_on_the_other_texts(model):
+    scorer = DualEncoderScorer("m", model, world_transform(CFG), world_tokenizer(CFG), 16)
+    alone = scorer.embed_texts(TEXTS[:3], batch_size=2)
+    crowd = scorer.embed_texts(["a much longer caption about a red square " * 2, *TEXTS[:3],
+                                "x"], batch_size=3)
+    assert np.array_equal(alone, crowd[1:4])

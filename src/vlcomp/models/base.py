@@ -82,19 +82,27 @@ class DualEncoderScorer:
         return np.concatenate(out)
 
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
-        """Tokenise with the model's tokenizer and encode in batches of similar length.
+        """Tokenise with the model's tokenizer and encode in batches of equal token length.
 
-        Texts are batched shortest first and each batch runs only up to its longest text
-        (`vlcomp.models.text_trim`); rows come back in input order.
+        Each batch runs only up to its texts' length (`vlcomp.models.text_trim`), and a short
+        batch is padded with copies of its first row to ``batch_size`` rows: every text is
+        then encoded in a tensor of the same shape whatever else is embedded, so its
+        embedding does not depend on the other texts (bitwise on CPU; matrix kernels can
+        round differently for different row counts). Rows come back in input order.
         """
         if len(texts) == 0:
             return self._empty()
         tokens = self.tokenizer(list(texts))
-        order = torch.argsort((tokens != 0).sum(dim=1), stable=True)
+        lengths = (tokens != 0).sum(dim=1)
         out = torch.empty(len(texts), self.embed_dim, dtype=torch.float32)
         with torch.inference_mode():
-            for start in _batches(len(texts), batch_size):
-                rows = order[start : start + batch_size]
-                features = encode_text(self.model, tokens[rows].to(self.device))
-                out[rows] = F.normalize(features.float(), dim=-1).cpu()
+            for length in torch.unique(lengths).tolist():
+                same = torch.nonzero(lengths == length).flatten()
+                for start in _batches(len(same), batch_size):
+                    rows = same[start : start + batch_size]
+                    batch = tokens[rows]
+                    if len(rows) < batch_size:
+                        batch = torch.cat([batch, batch[:1].expand(batch_size - len(rows), -1)])
+                    features = encode_text(self.model, batch.to(self.device))[: len(rows)]
+                    out[rows] = F.normalize(features.float(), dim=-1).cpu()
         return out.numpy()
