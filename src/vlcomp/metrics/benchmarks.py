@@ -240,7 +240,8 @@ def bison_altered_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> 
     correct = item_correct(df)
     original = (df["subset"] == "original").to_numpy()
     subsets: dict[str, Metrics] = {}
-    for name in _ordered(df["subset"], ["original"]):
+    canonical = ["original", "negate", "synonym", "hypernym", "permute", "reverse"]
+    for name in _ordered(df["subset"], canonical):
         mask = (df["subset"] == name).to_numpy()
         entry = accuracy_entry(correct[mask])
         base = predictions[df.loc[mask, "base_item_id"].to_numpy()].to_numpy()
