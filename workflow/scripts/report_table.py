@@ -1,16 +1,12 @@
 """One paper table (csv + markdown) from the metric records of every model."""
 
-import json
 from pathlib import Path
 
 from vlcomp.jobs import job_log
-from vlcomp.report.tables import build_table, write_table
+from vlcomp.report.tables import build_table, read_results, write_table
 
 with job_log(snakemake.log[0]) as log:
-    results: dict[str, dict] = {}
-    for path in map(Path, snakemake.input):
-        record = json.loads(path.read_text())
-        results.setdefault(record["model"], {})[record["benchmark"]] = record
+    results = read_results(snakemake.input)
     options = dict(snakemake.params.options)
     if snakemake.params.get("groups") is not None:
         options["groups"] = snakemake.params.groups

@@ -18,6 +18,7 @@ bold section row before its tasks and csv as two leading columns.
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import statistics
@@ -500,6 +501,15 @@ def write_csv(df: pd.DataFrame, path: Path | str) -> Path:
     """Write one table as CSV (4 decimals) atomically."""
     _atomic_write(Path(path), to_csv_text(df))
     return Path(path)
+
+
+def read_results(paths: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
+    """``{model: {benchmark: record}}`` from metric JSON files (each names both)."""
+    results: dict[str, dict[str, Any]] = {}
+    for path in map(Path, paths):
+        record = json.loads(path.read_text())
+        results.setdefault(record["model"], {})[record["benchmark"]] = record
+    return results
 
 
 def write_table(df: pd.DataFrame, stem: Path | str) -> tuple[Path, Path]:
