@@ -15,3 +15,15 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 @pytest.fixture(scope="session")
 def world_cfg() -> WorldConfig:
     return WorldConfig(splits={"train": 40, "val": 10, "test": 60})
+
+
+@pytest.fixture(scope="session")
+def world_dir(tmp_path_factory: pytest.TempPathFactory, world_cfg: WorldConfig) -> Path:
+    """The small world built once per session: images/, images.parquet, captions.parquet,
+    scenes.jsonl."""
+    from vlcomp.data.world import build_world
+
+    d = tmp_path_factory.mktemp("world")
+    build_world(world_cfg, d / "images", d / "images.parquet", d / "captions.parquet",
+                d / "scenes.jsonl")
+    return d

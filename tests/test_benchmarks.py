@@ -13,7 +13,7 @@ from vlcomp.benchmarks.bivlc import bivlc_items
 from vlcomp.benchmarks.order import order_items
 from vlcomp.benchmarks.schema import make_items
 from vlcomp.benchmarks.sugarcrepe import sugarcrepe_items
-from vlcomp.data.world import build_world, read_scenes
+from vlcomp.data.world import read_scenes
 from vlcomp.generate.world_renderer import generate_negative_images
 from vlcomp.world.edits import SUBSETS
 from vlcomp.world.oracle import Oracle
@@ -21,10 +21,8 @@ from vlcomp.world.scene import ASYMMETRIC_RELATIONS, NEXT_TO
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory, world_cfg):
-    d = tmp_path_factory.mktemp("world")
-    build_world(world_cfg, d / "images", d / "images.parquet", d / "captions.parquet",
-                d / "scenes.jsonl")
+def world(world_dir):
+    d = world_dir
     scenes = {k: s for k, s in read_scenes(d / "scenes.jsonl").items() if s.split == "test"}
     captions = pd.read_parquet(d / "captions.parquet")
     return d, scenes, pd.read_parquet(d / "images.parquet"), captions[captions.split == "test"]

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from vlcomp.benchmarks.bison import bison_items, similar_images
-from vlcomp.data.world import build_world, read_scenes
+from vlcomp.data.world import read_scenes
 from vlcomp.metrics.benchmarks import compute_metrics
 from vlcomp.models.world_clip import build_world_clip, world_tokenizer
 from vlcomp.text.word_vectors import (
@@ -23,10 +23,8 @@ from vlcomp.world.oracle import Oracle
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory, world_cfg):
-    d = tmp_path_factory.mktemp("world")
-    build_world(world_cfg, d / "images", d / "images.parquet", d / "captions.parquet",
-                d / "scenes.jsonl")
+def world(world_dir):
+    d = world_dir
     scenes = {k: s for k, s in read_scenes(d / "scenes.jsonl").items() if s.split == "test"}
     captions = pd.read_parquet(d / "captions.parquet")
     return scenes, captions

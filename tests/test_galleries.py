@@ -6,16 +6,14 @@ import pandas as pd
 import pytest
 
 from vlcomp.benchmarks.retrieval import GRANULARITIES, gallery_queries, regranulate
-from vlcomp.data.world import build_world, read_scenes
+from vlcomp.data.world import read_scenes
 from vlcomp.world.grammar import CaptionParser, CaptionSpec
 from vlcomp.world.oracle import Oracle
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory, world_cfg):
-    d = tmp_path_factory.mktemp("world")
-    build_world(world_cfg, d / "images", d / "images.parquet", d / "captions.parquet",
-                d / "scenes.jsonl")
+def world(world_dir):
+    d = world_dir
     scenes = {k: s for k, s in read_scenes(d / "scenes.jsonl").items() if s.split == "test"}
     captions = pd.read_parquet(d / "captions.parquet")
     return scenes, captions[captions.split == "test"]

@@ -96,6 +96,11 @@ def radar_plot(values: pd.DataFrame, path: Path | str, title: str | None = None)
     ax.tick_params(axis="x", pad=8)
     ax.grid(color="0.8", linewidth=0.6)
     ax.legend(loc="center left", bbox_to_anchor=(1.2, 0.5), frameon=False, fontsize=9)
+    return _save_png(fig, path, title)
+
+
+def _save_png(fig: Figure, path: Path | str, title: str | None) -> Path:
+    """Add the title, then write the figure as PNG (dpi 150, no software tag) atomically."""
     if title:
         fig.suptitle(title, fontsize=12, y=0.97)
     path = Path(path)
@@ -139,12 +144,7 @@ def bar_plot(
     ax.grid(axis="y", color="0.85", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize=9)
-    if title:
-        fig.suptitle(title, fontsize=12, y=0.97)
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=DPI, metadata={"Software": None})
-    return path
+    return _save_png(fig, path, title)
 
 
 def bison_fig9_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
