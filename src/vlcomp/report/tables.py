@@ -557,9 +557,11 @@ def bison_fig9_table(results: Results, groups: Groups | None = None) -> pd.DataF
             rows[model] = {}
             continue
         row = {"Accuracy": _value(metrics["overall"]["accuracy"])}
-        for name, entry in metrics["subsets"].items():
-            if name == "original":
-                continue
+        subsets = metrics["subsets"]
+        names = [n for n in BISON_ALTERATION_LABELS if n in subsets]  # the paper's order
+        names += sorted(set(subsets) - set(names) - {"original"})
+        for name in names:
+            entry = subsets[name]
             label = BISON_ALTERATION_LABELS.get(name, name)
             for column, value in ((f"{label} changed %", entry["changed_prediction"]),
                                   (f"{label} acc.", entry["accuracy"])):
