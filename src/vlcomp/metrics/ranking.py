@@ -12,10 +12,9 @@ gallery never needs a sort of whole rows or Python loops over elements. An item 
 
 **Tie policy (strict).** Items are ordered by score (descending), then *irrelevant before
 relevant*, then by index. A wrong item scoring the same as a right one ranks ahead of it, so
-ties always count against the model, as in `vlcomp.metrics.retrieval._ranks` (the mean of
-`hit_rate_at_k` × 100 equals `retrieval_metrics`' ``i2t_r{k}`` / ``t2i_r{k}``). Neither
-reference defines a tie rule (CLIP_benchmark uses ``torch.topk``, Hendriksen a score sort);
-with float scores ties are rare.
+ties always count against the model (`vlcomp.metrics.retrieval.retrieval_metrics` reports
+the mean of `hit_rate_at_k` × 100). Neither reference defines a tie rule (CLIP_benchmark
+uses ``torch.topk``, Hendriksen a score sort); with float scores ties are rare.
 
 **Two recall conventions; do not mix them up.**
 

@@ -7,17 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from vlcomp.metrics.ranking import hit_rate_at_k, rank_scores
+
 KS = (1, 5, 10)
-
-
-def _ranks(scores: np.ndarray, correct: np.ndarray) -> np.ndarray:
-    """Per row, the rank (0 = first) of its best correct column; ties count against it.
-
-    ``correct`` is a boolean mask shaped like ``scores`` with at least one True per row.
-    A wrong column scoring the same as the best correct one ranks ahead of it (strict).
-    """
-    best = np.where(correct, scores, -np.inf).max(axis=1, keepdims=True)
-    return (np.where(correct, -np.inf, scores) >= best).sum(axis=1)
 
 
 def retrieval_metrics(
@@ -39,13 +31,11 @@ def retrieval_metrics(
     if not has_text.all():
         raise ValueError(f"{int((~has_text).sum())} gallery images have no text")
     scores = np.asarray(image_features, dtype=np.float32) @ np.asarray(text_features).T
-    match = text_image[None, :] == np.arange(n_img)[:, None]
-    i2t = _ranks(scores, match)
-    t2i = _ranks(scores.T, match.T)
+    i2t = rank_scores(scores, np.arange(n_img), text_image, k=max(ks))
+    t2i = rank_scores(scores.T, text_image, np.arange(n_img), k=max(ks))
     overall: dict[str, float] = {}
-    for k in ks:
-        overall[f"i2t_r{k}"] = round(float((i2t < k).mean() * 100), 4)
-    for k in ks:
-        overall[f"t2i_r{k}"] = round(float((t2i < k).mean() * 100), 4)
+    for name, ranking in (("i2t", i2t), ("t2i", t2i)):
+        for k in ks:
+            overall[f"{name}_r{k}"] = round(float(hit_rate_at_k(ranking, k).mean() * 100), 4)
     return {"metric": "retrieval", "tie_policy": "strict", "n_images": n_img,
             "n_texts": n_txt, "overall": overall}
