@@ -1,4 +1,11 @@
-"""BiVLC-style items: each SugarCrepe-style item plus its negative image (2 × 2 pair)."""
+"""BiVLC construction: caption formatting, 2 × 2 instances and per-category counts (Table 1).
+
+An instance is a SugarCrepe item (positive image, positive and negative caption) plus the
+negative image chosen for it. Which items survive, and with which image, is decided by a
+*selection* table (one row per item: ``item_id``, ``image_id`` of the negative image,
+``keep``): from the automatic filters of `vlcomp.generate.filters` for generated images, or
+from the oracle for the world's exactly rendered negatives.
+"""
 
 from __future__ import annotations
 
@@ -6,27 +13,91 @@ import pandas as pd
 
 from vlcomp.benchmarks.schema import make_items
 
+# BiVLC Table 1's categories, in the paper's column order.
+CATEGORIES = (("replace", "obj"), ("replace", "att"), ("replace", "rel"),
+              ("swap", "obj"), ("swap", "att"), ("add", "obj"), ("add", "att"))
 
-def bivlc_items(sugarcrepe: pd.DataFrame, negatives: pd.DataFrame) -> pd.DataFrame:
-    """Pair items from SugarCrepe-style items and the kept rows of a generation manifest.
 
-    ``negatives`` has image_id, item_id (the SugarCrepe item it was generated for) and kept.
-    Items whose positive caption is still true of the negative image are dropped, as BiVLC's
-    annotators dropped ambiguous pairs, except for ``add`` items, where the shorter positive
-    stays true of the richer negative image by construction (as in BiVLC's add category).
+def format_caption(text: str) -> str:
+    """BiVLC step 1: strip, first letter upper case and the rest lower case, final period.
+
+    This is what the paper says ("start with capitals and continue in lower case") and what
+    the released data holds: all 2,933 BiVLC caption pairs equal their SugarCrepe source
+    pairs formatted this way (``tests/test_bivlc_construction.py``; "A DJ" → "A dj", "TV" →
+    "tv"). The lambda in ``BiVLC_img_generation.py`` reads differently (and strips only the
+    tail); the released captions were not made by it.
     """
-    kept = negatives[negatives.kept]
+    text = text.strip()
+    if not text:
+        raise ValueError("cannot format an empty caption")
+    text = text.capitalize()
+    return text if text.endswith(".") else text + "."
+
+
+def rendered_selection(sugarcrepe: pd.DataFrame, manifest: pd.DataFrame) -> pd.DataFrame:
+    """Selection from the world's exact renders of the edited scenes.
+
+    The render is kept when the negative caption is true of it, and the item when the
+    positive caption is false of it, except for ``add`` items, where the shorter positive
+    stays true of the richer image by construction (BiVLC's ADD category).
+    """
+    rendered = manifest.set_index("item_id")
+    rows = []
+    for item in sugarcrepe.itertuples():
+        if item.item_id not in rendered.index:
+            continue
+        neg = rendered.loc[item.item_id]
+        keep = bool(neg.oracle_prompt_true) and (
+            item.type == "add" or bool(item.positive_false_on_negative))
+        rows.append({"item_id": item.item_id, "image_id": neg.image_id, "keep": keep})
+    return pd.DataFrame(rows, columns=["item_id", "image_id", "keep"])
+
+
+def bivlc_items(sugarcrepe: pd.DataFrame, selection: pd.DataFrame) -> pd.DataFrame:
+    """Pair items (choice schema, protocol ``pair``) for the kept rows of ``selection``.
+
+    Texts are formatted with `format_caption`, so natural and synthetic captions look alike
+    (world captions are already in that form).
+    """
+    missing = {"item_id", "image_id", "keep"} - set(selection)
+    if missing:
+        raise ValueError(f"selection table lacks column(s) {sorted(missing)}")
+    kept = selection[selection.keep.astype(bool)]
     neg_of = dict(zip(kept.item_id, kept.image_id, strict=True))
     rows = []
     for item in sugarcrepe.itertuples():
         if item.item_id not in neg_of:
             continue
-        if item.type != "add" and not item.positive_false_on_negative:
-            continue
         rows.append({
             "item_id": item.item_id, "subset": item.subset,
             "image_ids": [item.image_ids[0], neg_of[item.item_id]],
-            "texts": list(item.texts), "protocol": "pair", "label": 0, "tie_policy": "strict",
-            "type": item.type, "subtype": item.subtype,
+            "texts": [format_caption(t) for t in item.texts[:2]], "protocol": "pair",
+            "label": 0, "tie_policy": "strict", "type": item.type, "subtype": item.subtype,
         })
     return make_items(rows)
+
+
+def category_counts(sugarcrepe: pd.DataFrame, bivlc: pd.DataFrame) -> pd.DataFrame:
+    """BiVLC Table 1: retrieval examples per category and in total.
+
+    A SugarCrepe item is one image-to-text example; a BiVLC instance is four (two I2T, two
+    T2I). Two more rows give the instance counts and the share of SugarCrepe items the
+    filters removed (BiVLC removed 61 %).
+    """
+    def per_category(frame: pd.DataFrame) -> list[int]:
+        counts = frame.groupby(["type", "subtype"]).size()
+        return [int(counts.get(c, 0)) for c in CATEGORIES]
+
+    columns = [f"{t.upper()} {s.upper()}" for t, s in CATEGORIES]
+    sc, bv = per_category(sugarcrepe), per_category(bivlc)
+    removed = [100.0 * (1 - b / s) if s else float("nan") for s, b in zip(sc, bv, strict=True)]
+    total_removed = 100.0 * (1 - sum(bv) / sum(sc)) if sum(sc) else float("nan")
+    table = pd.DataFrame(
+        [[*sc, sum(sc)], [*(4 * b for b in bv), 4 * sum(bv)], [*bv, sum(bv)],
+         [*removed, total_removed]],
+        index=["SugarCrepe-style (I2T examples)", "BiVLC-style (I2T + T2I examples)",
+               "BiVLC-style instances", "% of SugarCrepe items removed"],
+        columns=[*columns, "Total"],
+    )
+    table.index.name = "dataset"
+    return table
