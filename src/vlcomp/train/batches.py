@@ -8,6 +8,9 @@ Three objectives share one trainer; they differ only in the batch they assemble:
   so images ``[I; I_nn]`` meet texts ``[T; T_nn; N; N_nn]`` (ARO §C).
 * ``trohn_text``: B images, texts ``[T; N]`` with one SugarCrepe-style negative per caption
   (BiVLC TROHN-Text).
+* ``trohn_img``: as ``trohn_text``, plus each negative caption's generated image: images
+  ``[I; I_neg]`` meet texts ``[T; N]`` in one symmetric loss, the generated image being
+  the positive of its negative caption (BiVLC TROHN-Img).
 
 Negative captions are only extra image→text columns (`vlcomp.train.losses`). A caption
 without negatives (or an image without usable neighbours) simply contributes none, as the
@@ -22,13 +25,17 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-OBJECTIVES = ("clip", "negclip", "trohn_text")
+OBJECTIVES = ("clip", "negclip", "trohn_text", "trohn_img")
+NEEDS_NEGATIVES = ("negclip", "trohn_text", "trohn_img")
 Tokenizer = Callable[[list[str]], torch.Tensor]
 
 
 @dataclass
 class StepRows:
-    """Rows of one step: images (pixel rows), their captions (token rows), negative tokens."""
+    """Rows of one step: images (pixel rows), their captions (token rows), negative tokens.
+
+    For ``trohn_img`` the image rows end with the generated images of the negatives, in the
+    order of ``negatives`` (rows ``>= n_images`` of the trainer's pixel table)."""
 
     images: np.ndarray
     texts: np.ndarray
@@ -45,12 +52,14 @@ class BatchComposer:
         tokenizer: Tokenizer | None = None,
         negatives: Sequence[Sequence[Sequence[str]]] | None = None,
         neighbours: Sequence[Sequence[int]] | None = None,
+        negative_images: Sequence[Sequence[Sequence[int]]] | None = None,
+        n_images: int = 0,
     ) -> None:
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
         self.objective = objective
         self.neg_tokens = torch.zeros(0, dtype=torch.long)
-        if objective in ("negclip", "trohn_text"):
+        if objective in NEEDS_NEGATIVES:
             if negatives is None or tokenizer is None:
                 raise ValueError(f"objective {objective!r} needs negative captions")
             if [len(n) for n in negatives] != list(caption_counts):
@@ -62,6 +71,17 @@ class BatchComposer:
             self.neg_counts = counts
             self.neg_offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
             self.neg_tokens = tokenizer([n for negs in per_caption for n in negs])
+        self.neg_image_rows = np.zeros(0, dtype=np.int64)
+        if objective == "trohn_img":
+            if negative_images is None:
+                raise ValueError("objective 'trohn_img' needs the generated image of every "
+                                 "negative caption")
+            flat = [r for image in negative_images for caption in image for r in caption]
+            shape = [len(c) for image in negative_images for c in image]
+            if shape != [len(n) for n in per_caption]:
+                raise ValueError("negative_images must give one image row per negative caption")
+            # generated images follow the n_images training images in the pixel table
+            self.neg_image_rows = n_images + np.asarray(flat, dtype=np.int64)
         self.neighbours: list[np.ndarray] = []
         if objective == "negclip":
             if neighbours is None or len(neighbours) != len(caption_counts):
@@ -91,4 +111,6 @@ class BatchComposer:
             negatives = np.zeros(0, dtype=np.int64)
         else:
             negatives = self._negatives_of(texts, rng)
+        if self.objective == "trohn_img":
+            images = np.concatenate([images, self.neg_image_rows[negatives]])
         return StepRows(images=images, texts=texts, negatives=negatives)

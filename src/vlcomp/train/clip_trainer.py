@@ -252,11 +252,16 @@ def train_clip(
     negatives: Sequence[Sequence[Sequence[str]]] | None = None,
     neighbours: Sequence[Sequence[int]] | None = None,
     epoch_dir: str | os.PathLike | None = None,
+    negative_images: Sequence[Sequence[Sequence[int]]] | None = None,
+    generated_images: np.ndarray | None = None,
 ) -> TrainResult:
     """Train `model` in place with the objective ``cfg.objective`` (see `vlcomp.train.batches`).
 
     ``negatives`` (per image, per caption, a list of negative captions) serve ``negclip`` and
-    ``trohn_text``; ``neighbours`` (per image, row indices of its hard images) ``negclip``.
+    ``trohn_text``; ``neighbours`` (per image, row indices of its hard images) ``negclip``;
+    ``generated_images`` (M, H, W, 3) and ``negative_images`` (per image, per caption, per
+    negative: its row in ``generated_images``) ``trohn_img``. An epoch iterates over
+    ``images``; generated images only enter as partners of their negative captions.
 
     With `epoch_dir`, each epoch's weights go to ``epoch{n:03d}.pt`` there, and at the end
     the model is loaded with the best epoch's weights (highest mean validation R@1; see
@@ -283,8 +288,11 @@ def train_clip(
         layout = image_layout(model)
         model.to(memory_format=layout)
         pixels = images_to_tensor(images)
+        if generated_images is not None and len(generated_images):
+            pixels = torch.cat([pixels, images_to_tensor(generated_images)])
         tokens, offsets, counts = tokenize_captions(captions, tokenizer)
-        composer = BatchComposer(cfg.objective, counts, tokenizer, negatives, neighbours)
+        composer = BatchComposer(cfg.objective, counts, tokenizer, negatives, neighbours,
+                                 negative_images, n_images=len(images))
         if has_val:
             val_pixels = images_to_tensor(val_images)
             val_tokens = tokenizer([caps[0] for caps in val_captions])

@@ -107,3 +107,47 @@ def neighbour_indices(
     if missing:
         raise ValueError(f"pairs file lacks {len(missing)} training images, e.g. {missing[:3]}")
     return [[row[n] for n in table[i] if n in row and n != i] for i in image_ids]
+
+
+def load_images(paths: Sequence[str]) -> np.ndarray:
+    """(N, H, W, 3) uint8 array of the images at ``paths`` (all of one size)."""
+    arrays = []
+    for path in paths:
+        try:
+            with Image.open(path) as img:
+                arrays.append(np.asarray(img.convert("RGB"), dtype=np.uint8))
+        except OSError as err:
+            raise OSError(f"cannot read image {path}: {err}") from err
+    if not arrays:
+        return np.zeros((0, 1, 1, 3), dtype=np.uint8)
+    return np.stack(arrays)
+
+
+@dataclass
+class GeneratedNegatives:
+    """TROHN-Img's hard negatives aligned with a split: per image, per caption, the negative
+    captions and the rows of their generated images in ``images``."""
+
+    captions: list[list[list[str]]]
+    image_rows: list[list[list[int]]]
+    images: np.ndarray
+
+
+def generated_negatives(
+    instances: pd.DataFrame, caption_ids: Sequence[Sequence[str]]
+) -> GeneratedNegatives:
+    """Align instances (``caption_id, negative, negative_path``) with a split's captions."""
+    missing = {"caption_id", "negative", "negative_path"} - set(instances)
+    if missing:
+        raise ValueError(f"instances table lacks column(s) {sorted(missing)}")
+    paths = sorted(set(instances.negative_path))
+    row_of = {p: i for i, p in enumerate(paths)}
+    by_caption: dict[str, list[tuple[str, int]]] = {}
+    for cid, neg, path in zip(instances.caption_id, instances.negative, instances.negative_path,
+                              strict=True):
+        by_caption.setdefault(str(cid), []).append((str(neg), row_of[path]))
+    return GeneratedNegatives(
+        captions=[[[n for n, _ in by_caption.get(c, [])] for c in ids] for ids in caption_ids],
+        image_rows=[[[r for _, r in by_caption.get(c, [])] for c in ids] for ids in caption_ids],
+        images=load_images(paths),
+    )
