@@ -48,6 +48,17 @@ def test_shipped_configs_validate(name):
         (lambda c: c["hard_negatives"].pop("sugarcrepe"), "no config.hard_negatives.sugarcrepe"),
         (lambda c: c["train"]["clip_ft"].update(init="negclip"), "has several seeds"),
         (lambda c: c["train"]["clip_ft"].update(objective="mixup"), "config.train.clip_ft.objec"),
+        (lambda c: c["train"]["trohn_img"].pop("generated"), "'trohn_img' needs 'generated'"),
+        (lambda c: c["generation"].pop("trohn_img"), "no config.generation.trohn_img"),
+        (lambda c: c["generation"].pop("bivlc"), "'generated' needs config.generation.bivlc"),
+        (lambda c: c["generation"]["bivlc"]["filter"].update(model="nope"),
+         "config.generation.bivlc.filter.model: 'nope' is not a model"),
+        (lambda c: c["generation"]["bivlc"]["world"]["failures"].update(melt=0.1),
+         "config.generation.bivlc.world.failures: Additional properties"),
+        (lambda c: c["generation"]["trohn_img"].pop("selection"),
+         "'selection' is a required property"),
+        (lambda c: c["detectors"].update(encoders=["trohn_img"]),
+         r"config.detectors.encoders: \['trohn_img'\] are not models"),
     ],
 )
 def test_errors_name_the_key(edit, message):

@@ -61,6 +61,7 @@ def _check_references(config: dict[str, Any]) -> None:
                 f"config.benchmarks.robustness.relevance_model: {relevance!r} is not a model "
                 f"(known: {sorted(expand_models(config))})"
             )
+    _check_generation(config)
     vectors = config["benchmarks"].get("bison", {}).get("vectors", {})
     if vectors.get("source") == "clip_tokens":
         run = vectors.get("run")
@@ -69,6 +70,35 @@ def _check_references(config: dict[str, Any]) -> None:
                 "config.benchmarks.bison.vectors.run: source clip_tokens needs a single-seed "
                 f"run under config.train (got {run!r}; known: {sorted(train)})"
             )
+
+
+def _check_generation(config: dict[str, Any]) -> None:
+    """Generated sets name models that exist; generated BiVLC and detectors need their sets."""
+    models = expand_models(config)
+    generation = config.get("generation", {})
+    for name, block in generation.items():
+        refs = [("filter.model", block.get("filter", {}).get("model")),
+                ("selection.similarity_model", block.get("selection", {}).get("similarity_model"))]
+        for key, model in refs:
+            if model is not None and model not in models:
+                raise ConfigError(f"config.generation.{name}.{key}: {model!r} is not a model "
+                                  f"(known: {sorted(models)})")
+        if block.get("filter", {}).get("decider") == "model" and "model" not in block["filter"]:
+            raise ConfigError(f"config.generation.{name}.filter: decider 'model' needs 'model'")
+    bivlc = config["benchmarks"].get("bivlc")
+    if bivlc is not None and bivlc.get("negatives", "rendered") == "generated" \
+            and "bivlc" not in generation:
+        raise ConfigError("config.benchmarks.bivlc.negatives: 'generated' needs "
+                          "config.generation.bivlc")
+    detectors = config.get("detectors")
+    if detectors:
+        unknown = sorted(set(detectors["encoders"]) - set(models))
+        if unknown:
+            raise ConfigError(f"config.detectors.encoders: {unknown} are not models "
+                              f"(known: {sorted(models)})")
+        if "trohn_img" not in generation or "bivlc" not in config["benchmarks"]:
+            raise ConfigError("config.detectors: needs config.generation.trohn_img (training "
+                              "data) and config.benchmarks.bivlc (evaluation)")
 
 
 def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
@@ -85,13 +115,18 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
         if "seeds" in train[init]:
             raise ConfigError(f"{key}.init: run {init!r} has several seeds; start from one run")
     objective = run.get("objective", "clip")
-    needs = {"negclip": ["negatives", "neighbours"], "trohn_text": ["negatives"]}.get(objective, [])
+    needs = {"negclip": ["negatives", "neighbours"], "trohn_text": ["negatives"],
+             "trohn_img": ["generated"]}.get(objective, [])
     for field in needs:
         if field not in run:
             raise ConfigError(f"{key}: objective {objective!r} needs '{field}'")
     if "negatives" in run and run["negatives"] not in config.get("hard_negatives", {}):
         raise ConfigError(
             f"{key}.negatives: no config.hard_negatives.{run['negatives']} section to build them"
+        )
+    if "generated" in run and run["generated"] not in config.get("generation", {}):
+        raise ConfigError(
+            f"{key}.generated: no config.generation.{run['generated']} section to build it"
         )
     if "neighbours" in run and run["neighbours"]["model"] not in config["models"]:
         raise ConfigError(

@@ -93,13 +93,15 @@ rule generate_negative_images:
 rule bivlc_benchmark:
     input:
         sugarcrepe="results/benchmarks/sugarcrepe.parquet",
-        manifest="results/generated/bivlc_world/manifest.parquet",
+        selection=bivlc_selection(),
     output:
         "results/benchmarks/bivlc.parquet",
     log:
         "logs/benchmarks/bivlc.log",
     conda:
         "../../envs/core.yaml"
+    params:
+        negatives=BIVLC_NEGATIVES,
     script:
         "../scripts/bivlc_benchmark.py"
 

@@ -51,12 +51,20 @@ BENCHMARK_KIND = {
     "bison": "bison",
     "bison_altered": "bison_altered",
 }
+# Generated negative images (BiVLC): sets under config.generation, and which negative
+# images the BiVLC benchmark uses (generated + filtered, or exact renders of edited scenes).
+GENERATION = config.get("generation", {})
+GENERATED_SET_PATTERN = "|".join(GENERATION) or "(?!)"
+TROHN_IMG_SELECTION = GENERATION.get("trohn_img", {}).get("selection", {})
+DETECTORS = config.get("detectors", {})
+BIVLC_NEGATIVES = config["benchmarks"].get("bivlc", {}).get("negatives", "rendered")
+BIVLC_IMAGESET = "bivlc_generated" if BIVLC_NEGATIVES == "generated" else "bivlc_world"
 BENCHMARK_IMAGESETS = {
     "vg_relation": ["vg_crops"],
     "vg_attribution": ["vg_crops"],
     "order": ["world_test"],
     "sugarcrepe": ["world_test"],
-    "bivlc": ["world_test", "bivlc_world"],
+    "bivlc": ["world_test", BIVLC_IMAGESET],
     "world_retrieval": ["world_test"],
     "bison": ["world_test"],
     "bison_altered": ["world_test"],
@@ -113,6 +121,53 @@ def model_inputs(wildcards):
     return []
 
 
+def model_files(model):
+    """The checkpoint a model id needs, as a list (empty for downloaded models)."""
+    entry = MODEL_ENTRIES[model]
+    if entry["family"] == "checkpoint" and "run" in entry:
+        return [f"results/checkpoints/{entry['run']}/model.pt"]
+    return []
+
+
+def generation_source(wildcards):
+    """The captions a generated set is made for: SugarCrepe items or TROHN-Img's pairs."""
+    if wildcards.genset == "bivlc":
+        return "results/benchmarks/sugarcrepe.parquet"
+    return f"results/negatives/world/{wildcards.genset}.parquet"
+
+
+def filter_inputs(wildcards):
+    """Candidates and their source; world scenes for the oracle; the filter model."""
+    block = GENERATION[wildcards.genset]
+    inputs = {
+        "candidates": f"results/generated/{wildcards.genset}/candidates.parquet",
+        "source": generation_source(wildcards),
+    }
+    if block["backend"] == "world":
+        inputs["scenes"] = "results/data/world/scenes.jsonl"
+    model = block.get("filter", {}).get("model")
+    if model:
+        inputs["images"] = "results/data/world/images.parquet"
+        inputs["model"] = model_files(model)
+    return inputs
+
+
+def filter_model_entry(genset):
+    model = GENERATION[genset].get("filter", {}).get("model")
+    return model_entry(model) if model else {}
+
+
+def bivlc_negative_imageset():
+    return f"results/imagesets/{BIVLC_IMAGESET}.parquet"
+
+
+def bivlc_selection():
+    """Which negative image each SugarCrepe item gets, and whether it is kept."""
+    if BIVLC_NEGATIVES == "generated":
+        return "results/generated/bivlc/selection.parquet"
+    return "results/generated/bivlc_world/manifest.parquet"
+
+
 def train_inputs(wildcards):
     """A run's data, the checkpoint it starts from, and its hard negatives / neighbours."""
     run = RUNS[wildcards.run]
@@ -124,6 +179,8 @@ def train_inputs(wildcards):
         inputs["init"] = f"results/checkpoints/{run['init']}/model.pt"
     if "negatives" in run:
         inputs["negatives"] = f"results/negatives/world/{run['negatives']}.parquet"
+    if "generated" in run:
+        inputs["instances"] = f"results/generated/{run['generated']}/instances.parquet"
     if "neighbours" in run:
         nn = run["neighbours"]
         inputs["pairs"] = (
@@ -184,8 +241,16 @@ def all_tables():
         )
     if "bivlc" in BENCHMARKS:
         tables += expand(
-            "results/tables/bivlc/{table}.md", table=["table2", "table3", "table6"]
+            "results/tables/bivlc/{table}.md",
+            table=["table1", "table2", "table3", "table6"],
         )
+    if "bivlc" in GENERATION and BIVLC_NEGATIVES == "generated":
+        tables += [
+            "results/tables/bivlc/filter.md",
+            "results/figures/bivlc_generated_examples.png",
+        ]
+    if DETECTORS:
+        tables += ["results/tables/bivlc/table4.md"]
     return tables
 
 

@@ -169,3 +169,73 @@ rule figure_bison_fig9:
         groups=MODEL_GROUPS,
     script:
         "../scripts/report_bison_figure.py"
+
+
+rule table_bivlc_counts:
+    input:
+        sugarcrepe="results/benchmarks/sugarcrepe.parquet",
+        bivlc="results/benchmarks/bivlc.parquet",
+    output:
+        csv="results/tables/bivlc/table1.csv",
+        md="results/tables/bivlc/table1.md",
+    log:
+        "logs/report/bivlc_table1.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table="table1",
+    script:
+        "../scripts/report_generation.py"
+
+
+rule table_bivlc_filter:
+    input:
+        report="results/generated/bivlc/filter.json",
+    output:
+        csv="results/tables/bivlc/filter.csv",
+        md="results/tables/bivlc/filter.md",
+    log:
+        "logs/report/bivlc_filter.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table="filter",
+    script:
+        "../scripts/report_generation.py"
+
+
+rule table_bivlc_detectors:
+    input:
+        metrics=expand(
+            "results/detectors/{model}/metrics.json",
+            model=DETECTORS.get("encoders", []),
+        ),
+    output:
+        csv="results/tables/bivlc/table4.csv",
+        md="results/tables/bivlc/table4.md",
+    log:
+        "logs/report/bivlc_table4.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        table="table4",
+        labels={m: e["label"] for m, e in MODEL_ENTRIES.items()},
+    script:
+        "../scripts/report_generation.py"
+
+
+rule figure_generated_examples:
+    input:
+        instances="results/generated/bivlc/instances.parquet",
+        manifest="results/generated/bivlc/manifest.parquet",
+        images="results/data/world/images.parquet",
+    output:
+        "results/figures/bivlc_generated_examples.png",
+    log:
+        "logs/report/bivlc_generated_examples.log",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        n=7,
+    script:
+        "../scripts/report_generated_examples.py"

@@ -1,13 +1,19 @@
-"""BiVLC-style 2×2 items from SugarCrepe-style items and their negative images."""
+"""BiVLC-style 2×2 items from SugarCrepe-style items and their chosen negative images."""
 
 import pandas as pd
 
-from vlcomp.benchmarks.bivlc import bivlc_items
+from vlcomp.benchmarks.bivlc import bivlc_items, rendered_selection
 from vlcomp.io import write_parquet
 from vlcomp.jobs import job_log
 
 with job_log(snakemake.log[0]) as log:
-    items = bivlc_items(pd.read_parquet(snakemake.input.sugarcrepe),
-                        pd.read_parquet(snakemake.input.manifest))
+    sugarcrepe = pd.read_parquet(snakemake.input.sugarcrepe)
+    selection = pd.read_parquet(snakemake.input.selection)
+    if snakemake.params.negatives == "rendered":
+        selection = rendered_selection(sugarcrepe, selection)
+    else:
+        selection = selection.rename(columns={"picked": "image_id"})
+    items = bivlc_items(sugarcrepe, selection)
     write_parquet(items, snakemake.output[0])
-    log.info("items per type: %s", items.type.value_counts().sort_index().to_dict())
+    log.info("%d of %d items kept; per type: %s", len(items), len(sugarcrepe),
+             items.type.value_counts().sort_index().to_dict())

@@ -1,5 +1,6 @@
 """Train one run: pretraining from scratch, or fine-tuning a trained run (CLIP-FT, NegCLIP,
-TROHN-Text) with its hard negatives; the best epoch by validation R@1 becomes model.pt."""
+TROHN-Text, TROHN-Img) with its hard negatives; the best epoch by validation R@1 becomes
+model.pt."""
 
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ from vlcomp.train.clip_trainer import TrainConfig, train_clip
 from vlcomp.train.data import (
     align_negatives,
     finest_captions,
+    generated_negatives,
     load_split,
     negatives_by_caption,
     neighbour_indices,
@@ -32,6 +34,12 @@ with job_log(snakemake.log[0]) as log:
     captions = pd.read_parquet(snakemake.input.captions)
     if "caption_templates" in run:
         captions = captions[captions.template.isin(run["caption_templates"])]
+    instances = None
+    if hasattr(snakemake.input, "instances"):
+        # TROHN-Img: train on the captions that have a generated hard negative
+        instances = pd.read_parquet(snakemake.input.instances)
+        keep = (captions.split != "train") | captions.caption_id.isin(instances.caption_id)
+        captions = captions[keep]
     train = load_split(images, captions, "train", drop_uncaptioned=True)
     val = load_split(images, captions, "val", drop_uncaptioned=True)
     torch.manual_seed(cfg.seed)
@@ -49,6 +57,12 @@ with job_log(snakemake.log[0]) as log:
         with_neg = sum(bool(n) for image in hard["negatives"] for n in image)
         total = sum(len(image) for image in hard["negatives"])
         log.info("%d of %d training captions have a negative", with_neg, total)
+    if instances is not None:
+        generated = generated_negatives(instances, train.caption_ids)
+        hard.update(negatives=generated.captions, negative_images=generated.image_rows,
+                    generated_images=generated.images)
+        log.info("%d generated negative images for %d training captions",
+                 len(generated.images), int(instances.caption_id.nunique()))
     if hasattr(snakemake.input, "pairs"):
         pairs = pd.read_parquet(snakemake.input.pairs)
         hard["neighbours"] = neighbour_indices(train.image_ids, pairs)

@@ -1,0 +1,120 @@
+"""BiVLC generation reports: the automatic filter's numbers, Table 4 (detectors), and a
+figure of generated candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+from PIL import Image
+
+from vlcomp.report.figures import _save_png
+
+# Random baseline of BiVLC Table 4.
+RANDOM_ROW = {"Text detection acc": 50.0, "Img detection acc": 50.0, "I2T": 25.0,
+              "T2I": 25.0, "Group": 16.67, "SugarCrepe": 50.0}
+
+
+def filter_table(report: Mapping[str, Any]) -> pd.DataFrame:
+    """The automatic filter in one column: candidate validity, kept items, and the model
+    decider's precision and recall against the oracle (when both ran)."""
+    rows: dict[str, Any] = {
+        "decider": report["decider"],
+        "items": report["items"],
+        "candidates": report["candidates"],
+    }
+    if "candidate_valid_rate" in report:
+        rows["candidates true to their caption (%)"] = report["candidate_valid_rate"]
+    rows["kept items"] = report["kept"]
+    rows["kept (%)"] = report["kept_rate"]
+    for kind, rate in sorted(report.get("kept_rate_by_type", {}).items()):
+        rows[f"kept {kind.upper()} (%)"] = rate
+    agreement = report.get("model_vs_oracle")
+    if agreement:
+        rows["oracle keeps"] = agreement["oracle_keep"]
+        rows["model keeps"] = agreement["model_keep"]
+        rows["model step (a) precision (%)"] = agreement["pick_precision"]
+        rows["model step (a) recall (%)"] = agreement["pick_recall"]
+        rows["model kept-instance precision (%)"] = agreement["keep_precision"]
+        rows["model kept-instance recall (%)"] = agreement["keep_recall"]
+    table = pd.DataFrame({"value": pd.Series(rows, dtype=object)})
+    table.index.name = "filter"
+    return table
+
+
+def detector_table(
+    records: Sequence[Mapping[str, Any]], labels: Mapping[str, str]
+) -> pd.DataFrame:
+    """BiVLC Table 4: detection accuracies and BiVLC scores of detector-based systems."""
+    rows = {"Random": RANDOM_ROW}
+    for record in records:
+        label = labels.get(record["encoder"], record["encoder"])
+        rows[f"{label}/Det"] = {
+            "Text detection acc": record["text_detection"],
+            "Img detection acc": record["image_detection"],
+            "I2T": record["I2T"], "T2I": record["T2I"], "Group": record["Group"],
+            "SugarCrepe": record["SugarCrepe"],
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = "model"
+    return table
+
+
+def examples_figure(
+    instances: pd.DataFrame, candidates: pd.DataFrame, natural_paths: Mapping[str, str],
+    path: Path | str, n: int = 6, title: str | None = None,
+) -> Path:
+    """One row per example: the positive image, then the N candidates of its negative
+    caption (green frame: the kept one; red label: false per the oracle, when known)."""
+    shown = instances.head(n)
+    k = int(candidates.candidate.max()) + 1 if len(candidates) else 0
+    fig, axes = plt.subplots(len(shown), k + 1, figsize=(1.9 * (k + 1), 2.3 * len(shown)),
+                             squeeze=False)
+    by_item = {i: g.sort_values("candidate") for i, g in candidates.groupby("item_id")}
+    for r, inst in enumerate(shown.itertuples()):
+        ax = axes[r][0]
+        with Image.open(natural_paths[inst.image_id]) as img:
+            ax.imshow(img.convert("RGB"))
+        ax.set_title(_short(inst.caption), fontsize=6)
+        ax.set_ylabel(f"{inst.type} {inst.subtype}", fontsize=7)
+        for c, cand in enumerate(by_item[inst.item_id].itertuples(), start=1):
+            ax = axes[r][c]
+            with Image.open(cand.path) as img:
+                ax.imshow(img.convert("RGB"))
+            kept = cand.image_id == inst.negative_image_id
+            valid = getattr(cand, "oracle_valid", None)
+            label = "kept" if kept else ("false" if valid is False else "")
+            colour = "green" if kept else ("red" if valid is False else "black")
+            ax.set_title(_short(inst.negative) if c == 1 else label, fontsize=6,
+                         color="black" if c == 1 else colour)
+            if c == 1 and label:
+                ax.set_xlabel(label, fontsize=7, color=colour)
+            for spine in ax.spines.values():
+                spine.set_edgecolor(colour if kept else "lightgray")
+                spine.set_linewidth(3 if kept else 1)
+        for ax in axes[r]:
+            ax.set_xticks([])
+            ax.set_yticks([])
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    out = _save_png(fig, path, title)
+    plt.close(fig)
+    return out
+
+
+def _short(text: str, width: int = 34) -> str:
+    """Wrap a caption onto at most three lines."""
+    words, lines, line = text.split(), [], ""
+    for word in words:
+        if len(line) + len(word) + 1 > width and line:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}".strip()
+    lines.append(line)
+    return "\n".join(lines[:3])

@@ -1,0 +1,17 @@
+"""A figure of generated candidates: positive image, the N candidates, the kept one."""
+
+import pandas as pd
+
+from vlcomp.jobs import job_log
+from vlcomp.report.generation import examples_figure
+
+with job_log(snakemake.log[0]) as log:
+    instances = pd.read_parquet(snakemake.input.instances)
+    candidates = pd.read_parquet(snakemake.input.manifest)
+    images = pd.read_parquet(snakemake.input.images)
+    # one example per category, in the paper's order, then more of the first ones
+    picks = instances.groupby(["type", "subtype"], sort=False).head(1)
+    examples_figure(picks, candidates, dict(zip(images.image_id, images.path, strict=True)),
+                    snakemake.output[0], n=snakemake.params.n,
+                    title="Generated negative images (green: kept by the filter)")
+    log.info("%d examples drawn", min(len(picks), snakemake.params.n))
