@@ -42,7 +42,7 @@ def tiny_run(tmp_path_factory):
     return work
 
 
-LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text"]
+LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img"]
 
 
 @pytest.mark.slow
@@ -61,7 +61,8 @@ def test_tiny_dag_writes_every_table(tiny_run):
         # a spread over training seeds only where there are several
         stds = csv[[c for c in csv.columns if c.endswith(" std") and c != "Order std"]]
         assert stds.loc["CLIP-FT"].notna().all(), stem
-        assert stds.loc[["CLIP", "NegCLIP", "CLIP-TROHN-Text"]].isna().all().all(), stem
+        single = ["CLIP", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img"]
+        assert stds.loc[single].isna().all().all(), stem
     aro = pd.read_csv(tables / "aro" / "aro.csv", index_col="model")
     assert list(aro.columns) == ["VG-Relation", "VG-Relation std", "VG-Attribution",
                                  "VG-Attribution std", "Order", "Order std"]
@@ -74,11 +75,39 @@ def test_tiny_dag_writes_every_table(tiny_run):
 
 
 @pytest.mark.slow
+def test_generated_negatives_end_to_end(tiny_run):
+    """Candidates -> filter -> BiVLC items and Table 1; TROHN-Img run; detectors, Table 4."""
+    results = tiny_run / "results"
+    report = json.loads((results / "generated" / "bivlc" / "filter.json").read_text())
+    sugarcrepe = pd.read_parquet(results / "benchmarks" / "sugarcrepe.parquet")
+    bivlc = pd.read_parquet(results / "benchmarks" / "bivlc.parquet")
+    assert report["candidates"] == 2 * len(sugarcrepe) and report["kept"] == len(bivlc) > 0
+    assert {"keep_precision", "keep_recall"} <= set(report["model_vs_oracle"])
+    kept = pd.read_parquet(results / "imagesets" / "bivlc_generated.parquet")
+    assert set(kept.image_id) == {ids[1] for ids in bivlc.image_ids}
+    table1 = pd.read_csv(results / "tables" / "bivlc" / "table1.csv", index_col="dataset")
+    assert table1.loc["BiVLC-style (I2T + T2I examples)", "Total"] == 4 * len(bivlc)
+    log = (tiny_run / "logs" / "train" / "trohn_img.log").read_text()
+    assert "generated negative images for" in log
+    table4 = pd.read_csv(results / "tables" / "bivlc" / "table4.csv", index_col="model")
+    assert list(table4.index) == ["Random", "CLIP/Det", "CLIP-TROHN-Img/Det"]
+    assert table4.notna().all().all()
+    assert list(table4.columns) == ["Text detection acc", "Img detection acc", "I2T", "T2I",
+                                    "Group", "SugarCrepe"]
+    assert "model kept-instance precision (%)" in (
+        results / "tables" / "bivlc" / "filter.md").read_text()
+    png = results / "figures" / "bivlc_generated_examples.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    selection = json.loads((results / "negatives" / "world" / "trohn_img.json").read_text())
+    assert selection["plausibility_prefers_positive"]["after"] == pytest.approx(50.0, abs=5)
+
+
+@pytest.mark.slow
 def test_fine_tuning_runs_start_from_the_pretrained_checkpoint(tiny_run):
     import json
 
     ckpt = tiny_run / "results" / "checkpoints"
-    for run in ("clip_ft_s0", "clip_ft_s1", "negclip", "trohn_text"):
+    for run in ("clip_ft_s0", "clip_ft_s1", "negclip", "trohn_text", "trohn_img"):
         val = json.loads((ckpt / run / "val.json").read_text())
         assert val["best_epoch"] == 1 and 0 <= val["val_mean_r1"] <= 1
         assert not (ckpt / run / "resume_state.pt").exists()
@@ -107,7 +136,7 @@ def test_each_image_is_embedded_once_per_model(tiny_run):
     # the robustness suite's shuffled copies are image sets of their own; its text-only
     # perturbations add no image set
     assert sorted(p.stem for p in emb.glob("*.npy")) == [
-        "bivlc_world", "vg_crops", "world_test", "world_test_shuffle_patches_s0",
+        "bivlc_generated", "vg_crops", "world_test", "world_test_shuffle_patches_s0",
         "world_test_shuffle_patches_s1", "world_train"
     ]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
