@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from vlcomp.benchmarks.aro_vg import attribution_items, relation_items, write_crops
-from vlcomp.benchmarks.bivlc import bivlc_items
+from vlcomp.benchmarks.bivlc import bivlc_items, rendered_selection
 from vlcomp.benchmarks.order import order_items
 from vlcomp.benchmarks.schema import make_items
 from vlcomp.benchmarks.sugarcrepe import sugarcrepe_items
@@ -99,14 +99,14 @@ def test_bivlc_pairs_from_rendered_negatives(world, world_cfg, tmp_path):
     manifest = generate_negative_images(items, {s.scene_id: s for s in edited}, world_cfg,
                                         tmp_path / "neg")
     assert manifest.kept.all() and all(Path(p).is_file() for p in manifest.path)
-    pairs = bivlc_items(items, manifest)
+    pairs = bivlc_items(items, rendered_selection(items, manifest))
     assert (pairs.protocol == "pair").all()
     assert set(pairs.type) == {"replace", "swap", "add"}
     row = pairs.iloc[0]
     assert row.image_ids[1] == f"{row.item_id}-neg"
-    dropped = manifest.assign(kept=False)
+    dropped = manifest.assign(oracle_prompt_true=False)
     with pytest.raises(ValueError, match="no items"):
-        bivlc_items(items, dropped)
+        bivlc_items(items, rendered_selection(items, dropped))
 
 
 def test_order_items_put_original_first():

@@ -301,3 +301,23 @@ def test_world_pipeline_keeps_most_items_at_the_default_failure_rate(world, worl
         item = gen_items.set_index("item_id").loc[row.item_id]
         assert check.is_true(item.texts[1], generated[row.picked])
     assert Path(cands.path[0]).is_file()
+
+
+def test_filter_and_detector_tables():
+    from vlcomp.report.generation import RANDOM_ROW, detector_table, filter_table
+
+    report = {"decider": "oracle", "items": 10, "candidates": 40, "candidate_valid_rate": 60.0,
+              "kept": 7, "kept_rate": 70.0, "kept_rate_by_type": {"add": 40.0, "swap": 90.0},
+              "model_vs_oracle": {"oracle_keep": 7, "model_keep": 6, "pick_precision": 80.0,
+                                  "pick_recall": 75.0, "keep_precision": 66.67,
+                                  "keep_recall": 57.14}}
+    table = filter_table(report)
+    assert table.loc["kept ADD (%)", "value"] == 40.0
+    assert table.loc["model kept-instance recall (%)", "value"] == 57.14
+    assert "oracle keeps" not in filter_table({**report, "model_vs_oracle": None}).index
+    record = {"encoder": "m_s0", "text_detection": 55.0, "image_detection": 99.0, "I2T": 60.0,
+              "T2I": 20.0, "Group": 19.0, "SugarCrepe": 70.0}
+    t4 = detector_table([record], {"m_s0": "CLIP-TROHN-Img"})
+    assert list(t4.index) == ["Random", "CLIP-TROHN-Img/Det"]
+    assert t4.loc["Random"].to_dict() == RANDOM_ROW
+    assert t4.loc["CLIP-TROHN-Img/Det", "Img detection acc"] == 99.0

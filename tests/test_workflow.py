@@ -34,6 +34,20 @@ def test_bad_config_stops_with_the_key_named(tmp_path):
     )
 
 
+def test_diffusers_backend_dry_runs_and_asks_for_a_gpu(tmp_path):
+    config = yaml.safe_load(TINY.read_text())
+    config["generation"]["bivlc"]["backend"] = "diffusers"
+    config["generation"]["bivlc"]["diffusers"] = {"num_inference_steps": 30, "resize": 512}
+    path = tmp_path / "sdxl.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake("results/generated/bivlc/candidates.parquet", "-n", "--cores", "2",
+                       "--configfile", str(path), cwd=tmp_path)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    job = out[out.index("rule generate_candidates:"):]
+    assert "gpu=1" in job[: job.index("\n\n")]
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("tiny")

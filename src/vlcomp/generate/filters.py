@@ -60,13 +60,18 @@ class ModelFilter:
     ambiguity_margin: float = 0.0
 
 
+@dataclass
+class OracleInputs:
+    """What the oracle needs: natural and generated scenes and the caption parser."""
+
+    natural: Mapping[str, Scene]
+    generated: Mapping[str, Scene]
+    parser: CaptionParser
+    next_to: float
+
+
 def oracle_decisions(
-    items: pd.DataFrame,
-    candidates: pd.DataFrame,
-    natural: Mapping[str, Scene],
-    generated: Mapping[str, Scene],
-    parser: CaptionParser,
-    next_to: float,
+    items: pd.DataFrame, candidates: pd.DataFrame, oracle: OracleInputs
 ) -> tuple[pd.DataFrame, pd.Series]:
     """Per item (``oracle_picked``, ``oracle_ambiguous``, ``oracle_keep``) and per candidate
     whether it is valid (the negative caption is true of it).
@@ -74,11 +79,12 @@ def oracle_decisions(
     ``items``: item_id, image_ids (natural first), texts (positive, negative).
     ``candidates``: item_id, candidate, image_id (the key of ``generated``).
     """
+    natural, generated, next_to = oracle.natural, oracle.generated, oracle.next_to
     valid = np.zeros(len(candidates), dtype=bool)
     by_item = candidates.groupby("item_id", sort=False).indices
     rows = []
     for item in items.itertuples():
-        pos, neg = (parser.parse(t) for t in item.texts[:2])
+        pos, neg = (oracle.parser.parse(t) for t in item.texts[:2])
         nat = natural[item.image_ids[0]]
         best, best_fit = None, None
         for row in by_item.get(item.item_id, []):
@@ -165,20 +171,16 @@ def agreement(
 
 
 def ambiguity_of_candidates(
-    items: pd.DataFrame,
-    candidates: pd.DataFrame,
-    natural: Mapping[str, Scene],
-    generated: Mapping[str, Scene],
-    parser: CaptionParser,
-    next_to: float,
+    items: pd.DataFrame, candidates: pd.DataFrame, oracle: OracleInputs
 ) -> dict[str, bool]:
     """Per candidate image: would the oracle call its item ambiguous with it as the negative."""
-    pos_of = {i.item_id: (parser.parse(i.texts[0]), natural[i.image_ids[0]])
+    pos_of = {i.item_id: (oracle.parser.parse(i.texts[0]), oracle.natural[i.image_ids[0]])
               for i in items.itertuples()}
     out = {}
     for item_id, image_id in zip(candidates.item_id, candidates.image_id, strict=True):
         pos, nat = pos_of[item_id]
-        out[image_id] = not preferred_is_first(pos, nat, generated[image_id], next_to)
+        out[image_id] = not preferred_is_first(pos, nat, oracle.generated[image_id],
+                                               oracle.next_to)
     return out
 
 
@@ -198,16 +200,6 @@ def first_candidate_decisions(items: pd.DataFrame, candidates: pd.DataFrame) -> 
     picked = items.item_id.map(first)
     return pd.DataFrame({"item_id": items.item_id, "none_picked": picked,
                          "none_ambiguous": False, "none_keep": picked.notna()})
-
-
-@dataclass
-class OracleInputs:
-    """What the oracle needs: natural and generated scenes and the caption parser."""
-
-    natural: Mapping[str, Scene]
-    generated: Mapping[str, Scene]
-    parser: CaptionParser
-    next_to: float
 
 
 def filter_candidates(
@@ -235,12 +227,10 @@ def filter_candidates(
     report: dict = {"decider": decider, "items": len(items), "candidates": len(candidates)}
     valid, ambiguous_if = None, None
     if oracle is not None:
-        found, valid = oracle_decisions(items, candidates, oracle.natural, oracle.generated,
-                                        oracle.parser, oracle.next_to)
+        found, valid = oracle_decisions(items, candidates, oracle)
         decisions = decisions.merge(found, on="item_id", how="left")
         candidates = candidates.assign(oracle_valid=valid.to_numpy())
-        ambiguous_if = ambiguity_of_candidates(items, candidates, oracle.natural,
-                                               oracle.generated, oracle.parser, oracle.next_to)
+        ambiguous_if = ambiguity_of_candidates(items, candidates, oracle)
         report["candidate_valid_rate"] = round(100.0 * float(valid.mean()), 2)
         report["oracle_keep"] = int(decisions.oracle_keep.sum())
     if embeddings is not None:

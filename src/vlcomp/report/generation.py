@@ -70,8 +70,9 @@ def examples_figure(
     instances: pd.DataFrame, candidates: pd.DataFrame, natural_paths: Mapping[str, str],
     path: Path | str, n: int = 6, title: str | None = None,
 ) -> Path:
-    """One row per example: the positive image, then the N candidates of its negative
-    caption (green frame: the kept one; red label: false per the oracle, when known)."""
+    """One row per example: the positive image (its caption above), then the N candidates
+    of the negative caption (above the first): green frame and label for the kept one, a red
+    "false" under candidates the oracle rejects (when known)."""
     shown = instances.head(n)
     k = int(candidates.candidate.max()) + 1 if len(candidates) else 0
     fig, axes = plt.subplots(len(shown), k + 1, figsize=(1.9 * (k + 1), 2.3 * len(shown)),
@@ -88,13 +89,12 @@ def examples_figure(
             with Image.open(cand.path) as img:
                 ax.imshow(img.convert("RGB"))
             kept = cand.image_id == inst.negative_image_id
-            valid = getattr(cand, "oracle_valid", None)
-            label = "kept" if kept else ("false" if valid is False else "")
-            colour = "green" if kept else ("red" if valid is False else "black")
-            ax.set_title(_short(inst.negative) if c == 1 else label, fontsize=6,
-                         color="black" if c == 1 else colour)
-            if c == 1 and label:
-                ax.set_xlabel(label, fontsize=7, color=colour)
+            rejected = hasattr(cand, "oracle_valid") and not bool(cand.oracle_valid)
+            label = "kept" if kept else ("false" if rejected else "")
+            colour = "green" if kept else ("red" if rejected else "black")
+            if c == 1:
+                ax.set_title(_short(inst.negative), fontsize=6)
+            ax.set_xlabel(label, fontsize=7, color=colour)
             for spine in ax.spines.values():
                 spine.set_edgecolor(colour if kept else "lightgray")
                 spine.set_linewidth(3 if kept else 1)
