@@ -207,3 +207,29 @@ def test_validation_split_keeps_images_on_one_side():
     assert len(set(ids[val])) == 2
     with pytest.raises(ValueError, match="val_fraction"):
         split_by_image(ids, 1.0, 0)
+
+
+def test_instance_split_makes_one_row_per_instance(tmp_path):
+    from PIL import Image
+
+    from vlcomp.train.data import SplitData, instance_split
+
+    paths = []
+    for k in range(3):
+        path = tmp_path / f"g{k}.png"
+        Image.new("RGB", (4, 4), (k, k, k)).save(path)
+        paths.append(str(path))
+    split = SplitData(image_ids=["a", "b"], images=np.stack([np.zeros((4, 4, 3), np.uint8),
+                                                             np.ones((4, 4, 3), np.uint8)]),
+                      captions=[["a0", "a1"], ["b0"]], caption_ids=[["ca0", "ca1"], ["cb0"]])
+    instances = pd.DataFrame({"caption_id": ["ca1", "ca1", "cb0", "zz"],
+                              "negative": ["n1", "n2", "n3", "n4"],
+                              "negative_path": [paths[0], paths[1], paths[2], paths[2]]})
+    data, generated = instance_split(split, instances)
+    assert data.image_ids == ["a", "a", "b"] and data.captions == [["a1"], ["a1"], ["b0"]]
+    assert data.images[2].max() == 1
+    assert generated.captions == [[["n1"]], [["n2"]], [["n3"]]]
+    rows = [r[0][0] for r in generated.image_rows]
+    assert [int(generated.images[r][0, 0, 0]) for r in rows] == [0, 1, 2]
+    with pytest.raises(ValueError, match="no instance"):
+        instance_split(split, instances[instances.caption_id == "zz"])

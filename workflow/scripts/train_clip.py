@@ -16,7 +16,7 @@ from vlcomp.train.clip_trainer import TrainConfig, train_clip
 from vlcomp.train.data import (
     align_negatives,
     finest_captions,
-    generated_negatives,
+    instance_split,
     load_split,
     negatives_by_caption,
     neighbour_indices,
@@ -58,11 +58,13 @@ with job_log(snakemake.log[0]) as log:
         total = sum(len(image) for image in hard["negatives"])
         log.info("%d of %d training captions have a negative", with_neg, total)
     if instances is not None:
-        generated = generated_negatives(instances, train.caption_ids)
+        # an epoch is a pass over the instances (BiVLC), not over the images
+        train, generated = instance_split(train, instances)
         hard.update(negatives=generated.captions, negative_images=generated.image_rows,
                     generated_images=generated.images)
-        log.info("%d generated negative images for %d training captions",
-                 len(generated.images), int(instances.caption_id.nunique()))
+        log.info("%d instances: generated negative images for %d training captions of %d "
+                 "images", len(train.images), int(instances.caption_id.nunique()),
+                 len(set(train.image_ids)))
     if hasattr(snakemake.input, "pairs"):
         pairs = pd.read_parquet(snakemake.input.pairs)
         hard["neighbours"] = neighbour_indices(train.image_ids, pairs)

@@ -8,7 +8,7 @@ from vlcomp.jobs import job_log, set_torch_threads
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
 from vlcomp.models.registry import build_scorer
 from vlcomp.score.embeddings import embed_image_set, embed_texts
-from vlcomp.train.detectors import DetectorConfig, split_by_image, train_detector
+from vlcomp.train.detectors import DetectorConfig, split_by_image, subsample, train_detector
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
@@ -17,6 +17,8 @@ with job_log(snakemake.log[0]) as log:
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
     inst = pd.read_parquet(snakemake.input.instances)
+    if opts.get("max_instances") and len(inst) > opts["max_instances"]:
+        inst = subsample(inst, opts["max_instances"], opts.get("seed", 0))
     bivlc = pd.read_parquet(snakemake.input.bivlc)
     sugarcrepe = pd.read_parquet(snakemake.input.sugarcrepe)
     paths = pd.concat([pd.read_parquet(p)[["image_id", "path"]] for p in snakemake.input.images]

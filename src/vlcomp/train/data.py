@@ -151,3 +151,29 @@ def generated_negatives(
         image_rows=[[[r for _, r in by_caption.get(c, [])] for c in ids] for ids in caption_ids],
         images=load_images(paths),
     )
+
+
+def instance_split(
+    split: SplitData, instances: pd.DataFrame
+) -> tuple[SplitData, GeneratedNegatives]:
+    """One training row per TROHN-Img instance, as BiVLC iterates its dataset.
+
+    Each instance (a caption of a split image with its negative caption and generated image)
+    becomes a row holding that image and that caption only, so an epoch is one pass over the
+    instances. Instances whose caption is not in ``split`` are left out.
+    """
+    where = {cid: (k, j) for k, ids in enumerate(split.caption_ids) for j, cid in enumerate(ids)}
+    inst = instances[instances.caption_id.astype(str).isin(where)].reset_index(drop=True)
+    if inst.empty:
+        raise ValueError("no instance belongs to a caption of the training split")
+    rows = [where[str(c)] for c in inst.caption_id]
+    data = SplitData(
+        image_ids=[split.image_ids[k] for k, _ in rows],
+        images=split.images[[k for k, _ in rows]],
+        captions=[[split.captions[k][j]] for k, j in rows],
+        caption_ids=[[split.caption_ids[k][j]] for k, j in rows],
+    )
+    # each row's single caption is its own instance (caption ids repeat across rows)
+    keyed = inst.assign(caption_id=[f"{i}" for i in range(len(inst))])
+    negatives = generated_negatives(keyed, [[str(i)] for i in range(len(inst))])
+    return data, negatives

@@ -108,3 +108,9 @@ def split_by_image(image_ids: np.ndarray, val_fraction: float, seed: int) -> np.
     n_val = max(1, round(val_fraction * len(distinct)))
     val = set(distinct[rng.permutation(len(distinct))[:n_val]])
     return np.array([i in val for i in image_ids])
+
+
+def subsample(table, n: int, seed: int):
+    """``n`` rows of ``table`` drawn without replacement (seeded), in their original order."""
+    rows = np.sort(np.random.default_rng(seed).permutation(len(table))[:n])
+    return table.iloc[rows].reset_index(drop=True)
