@@ -264,6 +264,7 @@ def test_bivlc_items_and_table1_counts(world, world_cfg, tmp_path):
                                    "SWAP ATT", "ADD OBJ", "ADD ATT", "Total"]
     assert table.loc["BiVLC-style (I2T + T2I examples)", "Total"] == 4 * len(pairs)
     assert table.loc["SugarCrepe-style (I2T examples)", "Total"] == len(items)
+    assert table.loc["BiVLC (paper)", "Total"] == 11732 == 4 * 2933
     with pytest.raises(ValueError, match="lacks column"):
         bivlc_items(items, selection.drop(columns="keep"))
 
