@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from vlcomp.benchmarks.bivlc import format_caption
 from vlcomp.generate.base import TextToImage, prompt_seed
 
 # Fast PNG compression: generated images carry sensor noise, which zlib barely compresses,
@@ -75,8 +76,6 @@ def generation_items(table: pd.DataFrame) -> pd.DataFrame:
     Sources: SugarCrepe-style benchmark items (``texts``) or a TROHN-Img selection of caption
     pairs (``key, caption_id, image_id, text, negative, type, subtype``).
     """
-    from vlcomp.benchmarks.bivlc import format_caption
-
     if "texts" in table:
         out = table[["item_id", "image_ids", "type", "subtype"]].copy()
         out["texts"] = [[format_caption(t) for t in texts[:2]] for texts in table.texts]
