@@ -17,17 +17,27 @@ from vlcomp.io import atomic_path, write_npy
 def embed_image_set(
     scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = 1024
 ) -> np.ndarray:
-    """Embeddings of the images of an image set (rows in table order), loaded chunk by chunk."""
+    """Embeddings of the images of an image set (rows in table order), loaded chunk by chunk.
+
+    With a ``bbox`` column (``[x, y, w, h]`` pixels, or None) each image is cropped to its box
+    as it is read (ARO's VG crops), so crops never exist as files.
+    """
     parts = []
     paths = images.path.tolist()
+    boxes = images.bbox.tolist() if "bbox" in images else [None] * len(paths)
     for start in tqdm(range(0, len(paths), chunk), desc="embed images", mininterval=5):
         batch = []
-        for p in paths[start : start + chunk]:
+        for p, box in zip(paths[start : start + chunk], boxes[start : start + chunk],
+                          strict=True):
             try:
                 with Image.open(p) as img:
-                    batch.append(img.convert("RGB"))
+                    img = img.convert("RGB")
             except OSError as err:
                 raise OSError(f"cannot read image {p}: {err}") from err
+            if box is not None:
+                x, y, w, h = (float(v) for v in box)
+                img = img.crop((x, y, x + w, y + h))  # PIL rounds the corners (as ARO)
+            batch.append(img)
         parts.append(scorer.embed_images(batch, batch_size=batch_size))
     if not parts:
         raise ValueError("image set is empty")
