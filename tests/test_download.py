@@ -56,10 +56,12 @@ def test_fetch_verifies_the_published_checksum(server, tmp_path):
     checked = fetch(f"{url}/data.txt", tmp_path / "out" / "data.txt", sha256=SHA)
     assert checked.against == "published"
     assert (tmp_path / "out" / "data.txt").read_bytes() == PAYLOAD
+    assert record_path(tmp_path / "out" / "data.txt").is_file()
     with pytest.raises(DownloadError, match="does not match sha256"):
         fetch(f"{url}/data.txt", tmp_path / "bad.txt", sha256="0" * 64, retries=1)
     assert not (tmp_path / "bad.txt").exists()  # nothing half-written
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert not record_path(tmp_path / "bad.txt").exists()
 
 
 def test_retries_then_succeeds_and_records_a_checksum(server, tmp_path):

@@ -48,6 +48,30 @@ def test_diffusers_backend_dry_runs_and_asks_for_a_gpu(tmp_path):
     assert "gpu=1" in job[: job.index("\n\n")]
 
 
+def test_download_rules_fetch_through_a_mirror_and_record_checksums(tmp_path):
+    """SugarCrepe's JSONs 'downloaded' from ../shared/data through a file:// mirror."""
+    from vlcomp.data.sources import SUGARCREPE_COMMIT
+
+    from .conftest import SHARED_DATA
+
+    config = yaml.safe_load(TINY.read_text())
+    prefix = f"https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/{SUGARCREPE_COMMIT}/data"
+    config["downloads"] = {"mirrors": {prefix: (SHARED_DATA / "sugarcrepe").as_uri()},
+                           "retries": 1}
+    path = tmp_path / "mirror.yaml"
+    path.write_text(yaml.safe_dump(config))
+    targets = ["resources/sugarcrepe/swap_obj.json", "resources/sugarcrepe/add_att.json"]
+    result = snakemake(*targets, "--cores", "1", "--configfile", str(path), cwd=tmp_path)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    for target in targets:
+        name = Path(target).name
+        assert (tmp_path / target).read_bytes() == (SHARED_DATA / "sugarcrepe" / name).read_bytes()
+        record = json.loads((tmp_path / f"{target}.sha256.json").read_text())
+        assert record["size"] == (tmp_path / target).stat().st_size
+    log = (tmp_path / "logs" / "download" / "sugarcrepe" / "swap_obj.json.log").read_text()
+    assert "(new)" in log
+
+
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("tiny")

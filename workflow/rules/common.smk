@@ -1,3 +1,4 @@
+import re
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from vlcomp.config import (  # noqa: E402
     model_groups,
     validate_config,
 )
+from vlcomp.data.sources import remote_files, resolve_url  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
 try:
@@ -28,6 +30,13 @@ wildcard_constraints:
     split=r"train|val|test",
     seed=r"\d+",
 
+
+# Real datasets and checkpoints: every downloadable file and every archive's folder.
+REMOTE_FILES = remote_files()
+REMOTE_FILE_PATTERN = "|".join(re.escape(p) for p in REMOTE_FILES)
+UNPACKED = {f.unpack_to: p for p, f in REMOTE_FILES.items() if f.unpack_to}
+UNPACKED_PATTERN = "|".join(re.escape(p) for p in UNPACKED)
+DOWNLOAD_MIRRORS = config.get("downloads", {}).get("mirrors", {})
 
 # Runs and models with several training seeds expand to one id per seed ({name}_s{seed}).
 RUNS = expand_runs(config)

@@ -2,8 +2,9 @@
 
 A file is fetched to a temporary name beside its destination and moved into place only when
 complete and verified. With a published sha256 the file must match it; without one, the size
-and sha256 of the first download are recorded in ``{dest}.sha256.json`` and every later
-check compares against that record, so a silently changed or truncated file is caught.
+and sha256 of the first download recorded in ``{dest}.sha256.json`` (written in both cases)
+are what every later check compares against, so a silently changed or truncated file is
+caught.
 """
 
 from __future__ import annotations
@@ -61,13 +62,14 @@ def verify(dest: str | Path, sha256: str | None = None) -> Checked:
     if not dest.is_file():
         raise DownloadError(f"{dest} is missing")
     size, digest = dest.stat().st_size, sha256_of(dest)
+    record = record_path(dest)
     if sha256 is not None:
         if digest != sha256.lower():
             raise DownloadError(
                 f"{dest}: sha256 {digest} does not match the published {sha256}; the file is "
                 "corrupt or a different version: delete it and run the rule again")
+        _write_record(record, size, digest)
         return Checked(size, digest, "published")
-    record = record_path(dest)
     if record.is_file():
         known = json.loads(record.read_text())
         if (known["size"], known["sha256"]) != (size, digest):
@@ -76,9 +78,15 @@ def verify(dest: str | Path, sha256: str | None = None) -> Checked:
                 f"download ({known['size']}, {known['sha256']}) in {record}; the file changed: "
                 "delete both files to accept a new version")
         return Checked(size, digest, "recorded")
+    _write_record(record, size, digest)
+    return Checked(size, digest, "new")
+
+
+def _write_record(record: Path, size: int, digest: str) -> None:
+    if record.is_file():
+        return
     with atomic_path(record) as tmp:
         tmp.write_text(json.dumps({"size": size, "sha256": digest}, sort_keys=True) + "\n")
-    return Checked(size, digest, "new")
 
 
 def fetch(

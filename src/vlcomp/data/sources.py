@@ -125,3 +125,12 @@ def remote_files() -> dict[str, RemoteFile]:
                 raise ValueError(f"two sources write resources/{f.path}")
             files[f.path] = f
     return files
+
+
+def resolve_url(url: str, mirrors: dict[str, str] | None = None) -> str:
+    """``url`` with the longest matching mirror prefix replaced (institutional mirrors, or a
+    local folder as ``file://`` URLs)."""
+    for prefix in sorted(mirrors or {}, key=len, reverse=True):
+        if url.startswith(prefix):
+            return mirrors[prefix] + url[len(prefix):]
+    return url

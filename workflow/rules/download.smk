@@ -1,0 +1,37 @@
+# Downloads of the real datasets and checkpoints (vlcomp.data.sources) into resources/:
+# atomic, retried, checked against a published or first-recorded sha256. Only targets of
+# the paper configuration need them; the synthetic world downloads nothing.
+
+
+rule download_file:
+    output:
+        file="resources/{remote}",
+        record="resources/{remote}.sha256.json",
+    log:
+        "logs/download/{remote}.log",
+    wildcard_constraints:
+        remote=REMOTE_FILE_PATTERN,
+    retries: 1
+    conda:
+        "../../envs/core.yaml"
+    params:
+        url=lambda wc: resolve_url(REMOTE_FILES[wc.remote].url, DOWNLOAD_MIRRORS),
+        sha256=lambda wc: REMOTE_FILES[wc.remote].sha256,
+        retries=config.get("downloads", {}).get("retries", 3),
+    script:
+        "../scripts/download_file.py"
+
+
+rule unpack_archive:
+    input:
+        lambda wc: f"resources/{UNPACKED[wc.unpacked]}",
+    output:
+        directory("resources/{unpacked}"),
+    log:
+        "logs/download/unpack_{unpacked}.log",
+    wildcard_constraints:
+        unpacked=UNPACKED_PATTERN,
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/unpack_archive.py"
