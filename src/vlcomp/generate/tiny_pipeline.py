@@ -31,7 +31,7 @@ def _byte_chars() -> list[str]:
     return [chr(c) for _, c in sorted(zip(bs, cs, strict=True))]
 
 
-def _write_tokenizer_files(directory: Path) -> dict[str, int]:
+def write_char_tokenizer(directory: Path) -> dict[str, int]:
     """vocab.json and (merge-free) merges.txt of a character-level CLIP BPE; returns the vocab."""
     chars = _byte_chars()
     tokens = chars + [c + "</w>" for c in chars] + [BOS, EOS]
@@ -81,7 +81,7 @@ def save_tiny_sdxl(directory: str | Path, seed: int = 0) -> tuple[Path, Path]:
     )
 
     directory = Path(directory)
-    vocab = _write_tokenizer_files(directory / "tokenizer-source")
+    vocab = write_char_tokenizer(directory / "tokenizer-source")
     tokenizer, tokenizer_2 = (
         CLIPTokenizer.from_pretrained(directory / "tokenizer-source", model_max_length=77)
         for _ in range(2)

@@ -1,0 +1,90 @@
+"""Dual encoders from transformers (CLIP, ALIGN, AltCLIP, GroupViT, FLAVA's unimodal heads).
+
+Registry entry: ``{family: hf_dual, model: <hub id or local folder>, revision, max_chars}``.
+Images and texts go through the model's own processor; embeddings are the projected
+features the models' forward pass returns as ``image_embeds`` / ``text_embeds``, L2
+normalised, so cosine scores are dot products (Hendriksen et al. read those fields from a
+full forward pass with a dummy partner; ``get_*_features`` gives the same vectors without
+it). FLAVA returns per-token features; its first (CLS) token is used, as ARO does for
+retrieval. ``max_chars`` truncates texts first (Hendriksen et al.: 330).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+# Papers' models by short name (ARO, Hendriksen et al.)
+HUB_IDS = {
+    "align": "kakaobrain/align-base",
+    "altclip": "BAAI/AltCLIP",
+    "groupvit": "nvidia/groupvit-gcc-yfcc",
+    "flava": "facebook/flava-full",
+}
+
+
+def _features(output: Any) -> torch.Tensor:
+    """Projected features from ``get_*_features`` (a tensor, or an output whose
+    ``pooler_output`` holds them in transformers 5); per-token features → the first token."""
+    if not isinstance(output, torch.Tensor):
+        output = output.pooler_output
+    return output[:, 0, :] if output.ndim == 3 else output
+
+
+class HFDualEncoderScorer:
+    """The `Scorer` interface over ``AutoModel`` + ``AutoProcessor`` (loaded lazily)."""
+
+    def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
+        model = entry.get("model")
+        if not model:
+            raise ValueError(f"model {name!r}: family hf_dual needs 'model' (a hub id or folder)")
+        self.name, self.device = name, device
+        self.model_id = HUB_IDS.get(model, model)
+        self.revision = entry.get("revision")
+        self.max_chars = entry.get("max_chars")
+        self._model = self._processor = None
+
+    def _load(self) -> None:
+        if self._model is None:
+            from transformers import AutoModel, AutoProcessor
+
+            self._processor = AutoProcessor.from_pretrained(self.model_id,
+                                                            revision=self.revision)
+            self._model = AutoModel.from_pretrained(
+                self.model_id, revision=self.revision, dtype=torch.float32
+            ).to(self.device).eval()
+
+    def _embed(self, batches, encode) -> np.ndarray:
+        out = []
+        with torch.inference_mode():
+            for batch in batches:
+                out.append(F.normalize(_features(encode(batch)).float(), dim=-1).cpu().numpy())
+        return np.concatenate(out).astype(np.float32) if out else np.zeros((0, 0), np.float32)
+
+    def embed_images(self, images: Sequence[Image.Image], batch_size: int = 256) -> np.ndarray:
+        self._load()
+
+        def encode(batch):
+            inputs = self._processor(images=list(batch), return_tensors="pt").to(self.device)
+            return self._model.get_image_features(**inputs)
+
+        return self._embed((images[s : s + batch_size] for s in range(0, len(images),
+                                                                       batch_size)), encode)
+
+    def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+        self._load()
+        texts = [t[: self.max_chars] if self.max_chars else t for t in texts]
+
+        def encode(batch):
+            inputs = self._processor(text=list(batch), padding=True, truncation=True,
+                                     return_tensors="pt").to(self.device)
+            return self._model.get_text_features(**inputs)
+
+        # padding is masked, so a text's embedding depends on its batch only up to rounding
+        return self._embed((texts[s : s + batch_size] for s in range(0, len(texts), batch_size)),
+                           encode)
