@@ -136,6 +136,12 @@ def test_generated_negatives_end_to_end(tiny_run):
         results / "tables" / "bivlc" / "filter.md").read_text()
     png = results / "figures" / "bivlc_generated_examples.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    beside = pd.read_csv(results / "tables" / "bivlc" / "table3_vs_published.csv",
+                         index_col=["row", "column"])
+    assert beside.loc[("CLIP", "T2I"), "published"] == pytest.approx(52.40)
+    assert (beside.loc["CLIP-TROHN-Img"].reproduced.notna()).all()
+    for stem in ("aro/table6", "sugarcrepe/sugarcrepe", "bivlc/table4"):
+        assert (results / "tables" / f"{stem}_vs_published.md").is_file(), stem
     selection = json.loads((results / "negatives" / "world" / "trohn_img.json").read_text())
     assert selection["plausibility_prefers_positive"]["after"] == pytest.approx(50.0, abs=5)
 

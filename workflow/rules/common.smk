@@ -260,6 +260,12 @@ def all_tables():
         ]
     if DETECTORS:
         tables += ["results/tables/bivlc/table4.md"]
+    published = {"aro/table6", "bivlc/table3", "bivlc/table4", "sugarcrepe/sugarcrepe"}
+    tables += [
+        t.replace(".md", "_vs_published.md")
+        for t in list(tables)
+        if t.removeprefix("results/tables/").removesuffix(".md") in published
+    ]
     return tables
 
 

@@ -239,3 +239,23 @@ rule figure_generated_examples:
         n=7,
     script:
         "../scripts/report_generated_examples.py"
+
+
+rule table_vs_published:
+    input:
+        "results/tables/{paper}/{table}.csv",
+    output:
+        csv="results/tables/{paper}/{table}_vs_published.csv",
+        md="results/tables/{paper}/{table}_vs_published.md",
+    log:
+        "logs/report/{paper}_{table}_vs_published.log",
+    wildcard_constraints:
+        paper="aro|bivlc|sugarcrepe",
+        table="table3|table4|table6|sugarcrepe",
+    conda:
+        "../../envs/core.yaml"
+    params:
+        paper=lambda wc: wc.paper,
+        table=lambda wc: wc.table,
+    script:
+        "../scripts/report_vs_published.py"
