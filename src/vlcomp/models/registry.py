@@ -7,6 +7,7 @@ from typing import Any
 
 from vlcomp.models.base import DualEncoderScorer, Scorer
 from vlcomp.models.checkpoint import load_checkpoint
+from vlcomp.models.hf_blip import BlipItmScorer
 from vlcomp.models.hf_dual_encoder import HFDualEncoderScorer
 from vlcomp.models.open_clip_family import OpenClipScorer
 from vlcomp.models.world_clip import world_tokenizer, world_transform
@@ -26,6 +27,7 @@ FAMILIES: dict[str, ScorerFactory] = {
     "open_clip": OpenClipScorer,
     "checkpoint": build_checkpoint_scorer,
     "hf_dual": HFDualEncoderScorer,
+    "hf_blip_itm": BlipItmScorer,
 }
 
 

@@ -1,0 +1,106 @@
+"""BLIP image–text retrieval models from transformers: ITC embeddings and ITM pair scores.
+
+Registry entry ``{family: hf_blip_itm, model: Salesforce/blip-itm-base-coco, revision}``.
+
+* ITC: the vision and text encoders' CLS states through ``vision_proj`` / ``text_proj``, L2
+  normalised, so ``embed_images`` / ``embed_texts`` serve every dual-encoder benchmark
+  (``use_itm_head=False`` in transformers computes the same cosine).
+* ITM: ``score_pairs`` runs the text encoder with cross-attention to the image for each
+  (image, text) pair and returns ``itm_head``'s match logit, P(match), or ARO's score for
+  BLIP, match logit + ITC cosine (``blip_models.py``; BLIP's own retrieval evaluation).
+
+Open point: LAVIS/BLIP replace the first token with ``[ENC]`` for the ITM pass
+(``ids[:, 0] = enc_token_id``); transformers' ``BlipForImageTextRetrieval`` feeds the
+processor's ids as they are. Which one the converted hub weights expect is not verified here
+(no weights offline); compare both on a real checkpoint before trusting ITM numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from PIL import Image
+
+DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
+PAIR_SCORES = ("itm_logit", "itm_prob", "itm_plus_itc")
+
+
+class BlipItmScorer:
+    """ITC embeddings and ITM pair scores of a ``BlipForImageTextRetrieval`` (lazy loading)."""
+
+    def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
+        self.name, self.device = name, device
+        self.model_id = entry.get("model", DEFAULT_MODEL)
+        self.revision = entry.get("revision")
+        self.max_length = int(entry.get("max_length", 35))  # ARO's BLIP text length
+        self._model = self._processor = None
+
+    def _load(self) -> None:
+        if self._model is None:
+            from transformers import BlipForImageTextRetrieval, BlipProcessor
+
+            self._processor = BlipProcessor.from_pretrained(self.model_id,
+                                                            revision=self.revision)
+            self._model = BlipForImageTextRetrieval.from_pretrained(
+                self.model_id, revision=self.revision, dtype=torch.float32
+            ).to(self.device).eval()
+
+    def _pixels(self, images: Sequence[Image.Image]) -> torch.Tensor:
+        return self._processor(images=list(images), return_tensors="pt").pixel_values.to(
+            self.device)
+
+    def _tokens(self, texts: Sequence[str]):
+        return self._processor(text=list(texts), padding=True, truncation=True,
+                               max_length=self.max_length, return_tensors="pt").to(self.device)
+
+    def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> np.ndarray:
+        self._load()
+        out = []
+        with torch.inference_mode():
+            for s in range(0, len(images), batch_size):
+                states = self._model.vision_model(pixel_values=self._pixels(
+                    images[s : s + batch_size]))[0]
+                out.append(F.normalize(self._model.vision_proj(states[:, 0, :]), dim=-1))
+        return torch.cat(out).float().cpu().numpy() if out else np.zeros((0, 0), np.float32)
+
+    def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
+        self._load()
+        out = []
+        with torch.inference_mode():
+            for s in range(0, len(texts), batch_size):
+                tokens = self._tokens(texts[s : s + batch_size])
+                states = self._model.text_encoder(input_ids=tokens.input_ids,
+                                                  attention_mask=tokens.attention_mask)[0]
+                out.append(F.normalize(self._model.text_proj(states[:, 0, :]), dim=-1))
+        return torch.cat(out).float().cpu().numpy() if out else np.zeros((0, 0), np.float32)
+
+    def score_pairs(
+        self, images: Sequence[Image.Image], texts: Sequence[str], kind: str = "itm_logit",
+        batch_size: int = 64,
+    ) -> np.ndarray:
+        """One score per aligned (image, text) pair."""
+        if kind not in PAIR_SCORES:
+            raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
+        if len(images) != len(texts):
+            raise ValueError(f"{len(images)} images but {len(texts)} texts")
+        self._load()
+        out = []
+        with torch.inference_mode():
+            for s in range(0, len(texts), batch_size):
+                pixels = self._pixels(images[s : s + batch_size])
+                tokens = self._tokens(texts[s : s + batch_size])
+                logits = self._model(input_ids=tokens.input_ids, pixel_values=pixels,
+                                     attention_mask=tokens.attention_mask,
+                                     use_itm_head=True).itm_score
+                score = logits.softmax(dim=-1)[:, 1] if kind == "itm_prob" else logits[:, 1]
+                out.append(score.float().cpu())
+        scores = torch.cat(out).numpy().astype(np.float64)
+        if kind == "itm_plus_itc":
+            cosine = np.einsum("ij,ij->i", self.embed_images(images, batch_size),
+                               self.embed_texts(texts, batch_size))
+            scores = scores + cosine
+        return scores

@@ -1,0 +1,83 @@
+"""The hf_blip_itm family on a tiny random BLIP saved locally with its processor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+from vlcomp.models.registry import build_scorer
+
+WORDS = ["a", "red", "blue", "square", "circle", "dog", "on", "mat"]
+
+
+@pytest.fixture(scope="module")
+def tiny_blip(tmp_path_factory):
+    from transformers import (
+        BertTokenizer,
+        BlipConfig,
+        BlipForImageTextRetrieval,
+        BlipImageProcessor,
+        BlipProcessor,
+    )
+
+    folder = tmp_path_factory.mktemp("tiny_blip")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[DEC]", "[ENC]", *WORDS]
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tokenizer = BertTokenizer(str(folder / "vocab.txt"), bos_token="[DEC]")
+    config = BlipConfig(
+        text_config=dict(vocab_size=len(vocab), hidden_size=16, intermediate_size=32,
+                         num_hidden_layers=1, num_attention_heads=2,
+                         max_position_embeddings=40, encoder_hidden_size=16,
+                         pad_token_id=0, bos_token_id=5, sep_token_id=3),
+        vision_config=dict(image_size=32, patch_size=8, hidden_size=16, intermediate_size=32,
+                           num_hidden_layers=1, num_attention_heads=2),
+        image_text_hidden_size=8)
+    torch.manual_seed(0)
+    model = BlipForImageTextRetrieval(config).eval()
+    model.save_pretrained(folder / "model")
+    processor = BlipProcessor(image_processor=BlipImageProcessor(
+        size={"height": 32, "width": 32}), tokenizer=tokenizer)
+    processor.save_pretrained(folder / "model")
+    return folder / "model", model
+
+
+IMAGES = [Image.new("RGB", (40, 30), c) for c in ((200, 0, 0), (0, 0, 200))]
+TEXTS = ["a red square", "a blue circle on a mat"]
+
+
+def test_itc_embeddings_match_the_models_cosine(tiny_blip):
+    from transformers import BlipProcessor
+
+    path, model = tiny_blip
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    img, txt = scorer.embed_images(IMAGES), scorer.embed_texts(TEXTS)
+    np.testing.assert_allclose(np.linalg.norm(txt, axis=1), 1, atol=1e-6)
+    processor = BlipProcessor.from_pretrained(path)
+    inputs = processor(images=IMAGES, text=TEXTS, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        cosine = model(**inputs, use_itm_head=False).itm_score
+    np.testing.assert_allclose(img @ txt.T, cosine.numpy(), atol=1e-5)
+
+
+def test_itm_pair_scores(tiny_blip):
+    from transformers import BlipProcessor
+
+    path, model = tiny_blip
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    logits = scorer.score_pairs(IMAGES, TEXTS, batch_size=1)
+    inputs = BlipProcessor.from_pretrained(path)(images=IMAGES, text=TEXTS, padding=True,
+                                                 return_tensors="pt")
+    with torch.no_grad():
+        expected = model(**inputs, use_itm_head=True).itm_score
+    np.testing.assert_allclose(logits, expected[:, 1].numpy(), atol=1e-5)
+    probs = scorer.score_pairs(IMAGES, TEXTS, kind="itm_prob")
+    np.testing.assert_allclose(probs, expected.softmax(-1)[:, 1].numpy(), atol=1e-5)
+    aro = scorer.score_pairs(IMAGES, TEXTS, kind="itm_plus_itc")
+    cosine = np.einsum("ij,ij->i", scorer.embed_images(IMAGES), scorer.embed_texts(TEXTS))
+    np.testing.assert_allclose(aro, logits + cosine, atol=1e-5)
+    with pytest.raises(ValueError, match="pair score 'itc'"):
+        scorer.score_pairs(IMAGES, TEXTS, kind="itc")
+    with pytest.raises(ValueError, match="2 images but 1 texts"):
+        scorer.score_pairs(IMAGES, TEXTS[:1])
