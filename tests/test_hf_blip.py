@@ -9,38 +9,18 @@ from PIL import Image
 
 from vlcomp.models.registry import build_scorer
 
+from .tiny_blip import save_tiny_blip
+
 WORDS = ["a", "red", "blue", "square", "circle", "dog", "on", "mat"]
 
 
 @pytest.fixture(scope="module")
 def tiny_blip(tmp_path_factory):
-    from transformers import (
-        BertTokenizer,
-        BlipConfig,
-        BlipForImageTextRetrieval,
-        BlipImageProcessor,
-        BlipProcessor,
-    )
+    from transformers import BlipForImageTextRetrieval
 
-    folder = tmp_path_factory.mktemp("tiny_blip")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[DEC]", "[ENC]", *WORDS]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tokenizer = BertTokenizer(str(folder / "vocab.txt"), bos_token="[DEC]")
-    config = BlipConfig(
-        text_config=dict(vocab_size=len(vocab), hidden_size=16, intermediate_size=32,
-                         num_hidden_layers=1, num_attention_heads=2,
-                         max_position_embeddings=40, encoder_hidden_size=16,
-                         pad_token_id=0, bos_token_id=5, sep_token_id=3),
-        vision_config=dict(image_size=32, patch_size=8, hidden_size=16, intermediate_size=32,
-                           num_hidden_layers=1, num_attention_heads=2),
-        image_text_hidden_size=8)
-    torch.manual_seed(0)
-    model = BlipForImageTextRetrieval(config).eval()
-    model.save_pretrained(folder / "model")
-    processor = BlipProcessor(image_processor=BlipImageProcessor(
-        size={"height": 32, "width": 32}), tokenizer=tokenizer)
-    processor.save_pretrained(folder / "model")
-    return folder / "model", model
+    path, model, _ = save_tiny_blip(tmp_path_factory.mktemp("tiny_blip"),
+                                    BlipForImageTextRetrieval, WORDS)
+    return path, model
 
 
 IMAGES = [Image.new("RGB", (40, 30), c) for c in ((200, 0, 0), (0, 0, 200))]

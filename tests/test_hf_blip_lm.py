@@ -9,36 +9,17 @@ from PIL import Image
 
 from vlcomp.models.hf_blip_lm import BlipCaptionScorer
 
+from .tiny_blip import save_tiny_blip
+
 WORDS = ["a", "picture", "of", "red", "blue", "square", "circle", "dog", "on", "mat"]
 
 
 @pytest.fixture(scope="module")
 def tiny_captioner(tmp_path_factory):
-    from transformers import (
-        BertTokenizer,
-        BlipConfig,
-        BlipForConditionalGeneration,
-        BlipImageProcessor,
-        BlipProcessor,
-    )
+    from transformers import BlipForConditionalGeneration
 
-    folder = tmp_path_factory.mktemp("tiny_blip_lm")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[DEC]", *WORDS]
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tokenizer = BertTokenizer(str(folder / "vocab.txt"), bos_token="[DEC]")
-    config = BlipConfig(
-        text_config=dict(vocab_size=len(vocab), hidden_size=16, intermediate_size=32,
-                         num_hidden_layers=1, num_attention_heads=2,
-                         max_position_embeddings=40, encoder_hidden_size=16,
-                         pad_token_id=0, bos_token_id=5, sep_token_id=3),
-        vision_config=dict(image_size=32, patch_size=8, hidden_size=16, intermediate_size=32,
-                           num_hidden_layers=1, num_attention_heads=2))
-    torch.manual_seed(0)
-    model = BlipForConditionalGeneration(config).eval()
-    model.save_pretrained(folder / "model")
-    BlipProcessor(image_processor=BlipImageProcessor(size={"height": 32, "width": 32}),
-                  tokenizer=tokenizer).save_pretrained(folder / "model")
-    return folder / "model", model, tokenizer
+    return save_tiny_blip(tmp_path_factory.mktemp("tiny_blip_lm"),
+                          BlipForConditionalGeneration, WORDS)
 
 
 IMAGES = [Image.new("RGB", (40, 30), c) for c in ((200, 0, 0), (0, 0, 200))]
