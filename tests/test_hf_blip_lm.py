@@ -65,3 +65,17 @@ def test_prompt_and_errors(tiny_captioner):
     other = BlipCaptionScorer("b", {"model": str(path), "prompt": ""})
     assert not np.allclose(other.log_likelihood(IMAGES[:1], ["dog"]),
                            scorer.log_likelihood(IMAGES[:1], ["dog"]))
+
+
+def test_registry_builds_the_captioner(tiny_captioner):
+    from vlcomp.models.registry import FAMILIES, build_scorer
+
+    path, _, _ = tiny_captioner
+    assert FAMILIES["hf_blip_lm"] is BlipCaptionScorer
+    entry = {"family": "hf_blip_lm", "model": str(path), "reduction": "mean"}
+    scorer = build_scorer("blip_lm", entry)
+    assert isinstance(scorer, BlipCaptionScorer) and scorer.name == "blip_lm"
+    direct = BlipCaptionScorer("b", {"model": str(path), "reduction": "mean"})
+    texts = ["red square", "a blue circle on a mat"]
+    np.testing.assert_allclose(scorer.log_likelihood(IMAGES, texts),
+                               direct.log_likelihood(IMAGES, texts), atol=1e-6)

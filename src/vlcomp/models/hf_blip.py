@@ -1,6 +1,8 @@
 """BLIP image–text retrieval models from transformers: ITC embeddings and ITM pair scores.
 
-Registry entry ``{family: hf_blip_itm, model: Salesforce/blip-itm-base-coco, revision}``.
+Registry entry ``{family: hf_blip_itm, model: Salesforce/blip-itm-base-coco, revision,
+max_length}``. The papers' checkpoints (`PAPER_MODELS`): ``Salesforce/blip-itm-base-coco``
+and ``Salesforce/blip-itm-large-coco`` (ViT-B / ViT-L, retrieval-finetuned on COCO).
 
 * ITC: the vision and text encoders' CLS states through ``vision_proj`` / ``text_proj``, L2
   normalised, so ``embed_images`` / ``embed_texts`` serve every dual-encoder benchmark
@@ -26,6 +28,7 @@ import torch.nn.functional as F
 from PIL import Image
 
 DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
+PAPER_MODELS = ("Salesforce/blip-itm-base-coco", "Salesforce/blip-itm-large-coco")
 PAIR_SCORES = ("itm_logit", "itm_prob", "itm_plus_itc")
 
 

@@ -1,7 +1,9 @@
 """BLIP captioning models as generative scorers: log P(text | image) by teacher forcing.
 
 Registry entry ``{family: hf_blip_lm, model: Salesforce/blip-image-captioning-base,
-prompt: "a picture of ", reduction: sum|mean}``. As LAVIS's ``blip_caption`` does: the
+prompt: "a picture of ", reduction: sum|mean, revision, max_length}``. The papers'
+checkpoints (`PAPER_MODELS`): ``Salesforce/blip-image-captioning-base`` and
+``Salesforce/blip-image-captioning-large``. As LAVIS's ``blip_caption`` does: the
 text is ``prompt + caption``, the first token is the decoder's ``[DEC]`` (bos), the prompt's
 tokens are not scored (``prompt_length = len(tokenizer(prompt).input_ids) - 1``), the final
 ``[SEP]`` is. Log-probabilities come from the logits, not from transformers' loss, which
@@ -19,6 +21,7 @@ import torch
 from PIL import Image
 
 DEFAULT_MODEL = "Salesforce/blip-image-captioning-base"
+PAPER_MODELS = ("Salesforce/blip-image-captioning-base", "Salesforce/blip-image-captioning-large")
 DEFAULT_PROMPT = "a picture of "
 REDUCTIONS = ("sum", "mean")
 

@@ -1,12 +1,28 @@
 """Dual encoders from transformers (CLIP, ALIGN, AltCLIP, GroupViT, FLAVA's unimodal heads).
 
-Registry entry: ``{family: hf_dual, model: <hub id or local folder>, revision, max_chars}``.
-Images and texts go through the model's own processor; embeddings are the projected
+Registry entry ``{family: hf_dual, model: <hub id, short name or local folder>, revision,
+max_chars}``. The papers' models (ARO; Hendriksen et al.), also accepted by short name
+(`HUB_IDS`): ALIGN ``kakaobrain/align-base``, AltCLIP ``BAAI/AltCLIP``, GroupViT
+``nvidia/groupvit-gcc-yfcc``, FLAVA ``facebook/flava-full`` (a ``FlavaForPreTraining``
+checkpoint; ``AutoModel`` loads its ``FlavaModel`` part).
+
+Images and texts go through the model's own ``AutoProcessor``; embeddings are the projected
 features the models' forward pass returns as ``image_embeds`` / ``text_embeds``, L2
 normalised, so cosine scores are dot products (Hendriksen et al. read those fields from a
 full forward pass with a dummy partner; ``get_*_features`` gives the same vectors without
-it). FLAVA returns per-token features; its first (CLS) token is used, as ARO does for
-retrieval. ``max_chars`` truncates texts first (Hendriksen et al.: 330).
+it). Per model, as checked on tiny random models in ``tests/test_hf_dual_models.py``:
+
+* ALIGN: image embeds are the EfficientNet's pooled output (no projection); its processor's
+  defaults (``max_length=64``) truncate texts to 64 tokens.
+* AltCLIP: XLM-R text tower, first (``<s>``) token projected; CLIP image tower.
+* GroupViT: CLIP tokenizer and image processor; text pooled at the end-of-text token.
+* FLAVA: ``get_*_features`` project every token (``pooler_output`` is (n, tokens, d) in
+  transformers 5); the first (CLS) token is used, as ARO does (``[:, 0, :]``).
+
+Texts are padded to the batch's longest (padding is masked: same embedding as ARO's
+``padding="max_length"`` up to rounding). Only ``pixel_values`` reach the image tower, so a
+processor configured to return FLAVA's patch mask or codebook pixels changes nothing.
+``max_chars`` truncates texts first (Hendriksen et al.: 330).
 """
 
 from __future__ import annotations
@@ -70,8 +86,9 @@ class HFDualEncoderScorer:
         self._load()
 
         def encode(batch):
-            inputs = self._processor(images=list(batch), return_tensors="pt").to(self.device)
-            return self._model.get_image_features(**inputs)
+            inputs = self._processor(images=list(batch), return_tensors="pt")
+            return self._model.get_image_features(pixel_values=inputs.pixel_values.to(
+                self.device))
 
         return self._embed((images[s : s + batch_size] for s in range(0, len(images),
                                                                        batch_size)), encode)
