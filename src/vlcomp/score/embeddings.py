@@ -14,6 +14,28 @@ from tqdm import tqdm
 from vlcomp.io import atomic_path, write_npy
 
 
+def image_boxes(images: pd.DataFrame) -> list:
+    """The crop box of each row of an image set (``bbox`` column, or None for every row)."""
+    return images.bbox.tolist() if "bbox" in images else [None] * len(images)
+
+
+def open_image(path: str | Path, box: Sequence[float] | None = None) -> Image.Image:
+    """An image file as RGB, cropped to ``box`` (``[x, y, w, h]`` pixels) when one is given.
+
+    The crop is ``(x, y, x + w, y + h)``, PIL rounding the corners, as ARO crops VG regions.
+    Raises OSError naming the file when it cannot be read.
+    """
+    try:
+        with Image.open(path) as img:
+            img = img.convert("RGB")
+    except OSError as err:
+        raise OSError(f"cannot read image {path}: {err}") from err
+    if box is not None:
+        x, y, w, h = (float(v) for v in box)
+        img = img.crop((x, y, x + w, y + h))
+    return img
+
+
 def embed_image_set(
     scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = 1024
 ) -> np.ndarray:
@@ -24,20 +46,10 @@ def embed_image_set(
     """
     parts = []
     paths = images.path.tolist()
-    boxes = images.bbox.tolist() if "bbox" in images else [None] * len(paths)
+    boxes = image_boxes(images)
     for start in tqdm(range(0, len(paths), chunk), desc="embed images", mininterval=5):
-        batch = []
-        for p, box in zip(paths[start : start + chunk], boxes[start : start + chunk],
-                          strict=True):
-            try:
-                with Image.open(p) as img:
-                    img = img.convert("RGB")
-            except OSError as err:
-                raise OSError(f"cannot read image {p}: {err}") from err
-            if box is not None:
-                x, y, w, h = (float(v) for v in box)
-                img = img.crop((x, y, x + w, y + h))  # PIL rounds the corners (as ARO)
-            batch.append(img)
+        batch = [open_image(p, box) for p, box in zip(paths[start : start + chunk],
+                                                      boxes[start : start + chunk], strict=True)]
         parts.append(scorer.embed_images(batch, batch_size=batch_size))
     if not parts:
         raise ValueError("image set is empty")

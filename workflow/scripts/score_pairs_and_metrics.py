@@ -1,0 +1,37 @@
+"""Score matrices S[image, text] of a choice benchmark with a pair scorer (cross-encoder or
+generative, e.g. BLIP ITM or log P(text | image)), then its metrics: the outputs of
+score_and_metrics.py, without embeddings. Every distinct (image, text) pair is one forward
+pass, so this job holds the model (and the GPU) for the whole benchmark.
+
+Inputs ``benchmark``, ``imagesets`` (the benchmark's image set tables), ``model`` (checkpoint
+files, may be empty); params ``entry``, ``kind``, ``options``, ``batch_size``, ``device``,
+``threads`` and optional ``pair_options`` (keyword arguments of the scorer's pair method,
+e.g. ``{kind: itm_plus_itc}`` for BLIP ITM); outputs ``scores``, ``json``, ``csv``.
+"""
+
+import pandas as pd
+
+from vlcomp.io import write_json, write_parquet
+from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.models.registry import build_scorer
+from vlcomp.report.tables import subsets_table, write_csv
+from vlcomp.score.pairs import image_index, score_items_pairwise
+
+with job_log(snakemake.log[0]) as log:
+    set_torch_threads(snakemake.params.threads)
+    scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
+                          snakemake.params.device)
+    items = pd.read_parquet(snakemake.input.benchmark)
+    images = image_index(pd.read_parquet(p) for p in snakemake.input.imagesets)
+    scores = score_items_pairwise(items, images, scorer,
+                                  batch_size=snakemake.params.batch_size,
+                                  options=getattr(snakemake.params, "pair_options", None))
+    write_parquet(scores, snakemake.output.scores)
+    log.info("%d items scored", len(scores))
+    result = compute_metrics(snakemake.params.kind, items, scores,
+                             benchmark=snakemake.wildcards.benchmark, **snakemake.params.options)
+    result["model"] = snakemake.wildcards.model
+    write_json(result, snakemake.output.json)
+    write_csv(subsets_table(result), snakemake.output.csv)
+    log.info("overall: %s", result["overall"])
