@@ -3,11 +3,15 @@
 #   snakemake --cores all --configfile config/paper.yaml (paper reproduction, needs network)
 
 
-configfile: "config/config.yaml"
+# The embedded default, unless --configfile names another (which then replaces it: the paper
+# configuration must not inherit the synthetic world's models and runs).
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/world.smk"
+include: "workflow/rules/data.smk"
 include: "workflow/rules/benchmarks.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/negatives.smk"

@@ -24,7 +24,8 @@ def load(name: str) -> dict:
     return yaml.safe_load((REPO / name).read_text())
 
 
-@pytest.mark.parametrize("name", ["config/config.yaml", "tests/data/tiny_config.yaml"])
+@pytest.mark.parametrize("name", ["config/config.yaml", "tests/data/tiny_config.yaml",
+                                  "config/paper.yaml"])
 def test_shipped_configs_validate(name):
     validate_config(load(name), SCHEMA)
 
@@ -35,10 +36,11 @@ def test_shipped_configs_validate(name):
         (lambda c: c["world"].update(colours=["red"]), "config.world: Additional properties"),
         (lambda c: c["world"]["splits"].update(train="many"),
          "config.world.splits.train: 'many' is not of type 'integer'"),
-        (lambda c: c["benchmarks"].update(winoground={}), "config.benchmarks: Additional"),
+        (lambda c: c["benchmarks"].update(winoground={}),
+         "config.benchmarks: 'winoground' does not match"),
         (lambda c: c["models"]["world_clip"].update(family="flava"), "config.models.world_clip"),
         (lambda c: c["models"]["world_clip"].update(run="nope"), "no training run 'nope'"),
-        (lambda c: c["benchmarks"].pop("sugarcrepe"), "bivlc: needs"),
+        (lambda c: c["benchmarks"].pop("sugarcrepe"), "bivlc: source world needs"),
         (lambda c: c["train"]["world_clip"].update(epochs=-1), "config.train.world_clip.epochs"),
         (lambda c: c["train"]["negclip"].update(init="nope"), "negclip.init: no other training"),
         (lambda c: c["train"]["negclip"].update(seed=0), "give exactly one of 'seed' or 'seeds'"),
@@ -63,6 +65,34 @@ def test_shipped_configs_validate(name):
 )
 def test_errors_name_the_key(edit, message):
     config = copy.deepcopy(load("config/config.yaml"))
+    edit(config)
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        validate_config(config, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["benchmarks"]["coco_order"].update(dataset="coco5k"),
+         "config.benchmarks.coco_order.dataset: no dataset 'coco5k'"),
+        (lambda c: c["benchmarks"]["robustness"]["galleries"]["coco"].update(granularity="fine"),
+         "galleries.coco.granularity: only world galleries"),
+        (lambda c: c["benchmarks"]["bivlc"].update(negatives="generated"),
+         "config.benchmarks.bivlc.negatives: only for source world"),
+        (lambda c: c["benchmarks"]["vg_relation"].pop("source"),
+         "config.benchmarks.vg_relation.source: no dataset 'world'"),
+        (lambda c: c["train"]["negclip_coco"].update(init_model="blip_itm_base"),
+         "config.train.negclip_coco.init_model: 'blip_itm_base' is not a pretrained"),
+        (lambda c: c["train"]["negclip_coco"].pop("dataset"),
+         "config.train.negclip_coco.init_model: fine-tunes on a real dataset"),
+        (lambda c: c["models"]["clip_ft"].update(family="checkpoint"),
+         "config.models.clip_ft.run: 'clip_ft_coco' fine-tunes an open_clip model"),
+        (lambda c: c["datasets"].update(world={"source": "karpathy", "collection": "coco"}),
+         "config.datasets: 'world' should not be valid"),
+    ],
+)
+def test_paper_errors_name_the_key(edit, message):
+    config = copy.deepcopy(load("config/paper.yaml"))
     edit(config)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         validate_config(config, SCHEMA)

@@ -36,17 +36,29 @@ def _check_references(config: dict[str, Any]) -> None:
         if entry["family"] == "checkpoint":
             if ("run" in entry) == ("path" in entry):
                 raise ConfigError(f"config.models.{name}: give exactly one of 'run' or 'path'")
+            if "run" in entry and entry["run"] in train and "init_model" in train[entry["run"]] \
+                    and config["models"].get(train[entry["run"]]["init_model"], {}).get(
+                        "family") == "open_clip":
+                raise ConfigError(f"config.models.{name}.run: {entry['run']!r} fine-tunes an "
+                                  "open_clip model; use family open_clip with run")
             if "run" in entry and entry["run"] not in train:
                 raise ConfigError(
                     f"config.models.{name}.run: no training run {entry['run']!r} under "
                     f"config.train (known: {sorted(train)})"
                 )
-        if entry["family"] == "open_clip" and not {"arch", "pretrained"} <= set(entry):
-            raise ConfigError(f"config.models.{name}: open_clip needs 'arch' and 'pretrained'")
+        if entry["family"] == "open_clip":
+            if "arch" not in entry or ("pretrained" in entry) == ("run" in entry):
+                raise ConfigError(f"config.models.{name}: open_clip needs 'arch' and one of "
+                                  "'pretrained' or 'run' (a run fine-tuned from init_model)")
+            if "run" in entry and "init_model" not in train.get(entry["run"], {}):
+                raise ConfigError(f"config.models.{name}.run: {entry['run']!r} is not a run "
+                                  "under config.train with init_model")
     for name, run in train.items():
         _check_run(config, name, run)
-    if "bivlc" in config["benchmarks"] and "sugarcrepe" not in config["benchmarks"]:
-        raise ConfigError("config.benchmarks.bivlc: needs config.benchmarks.sugarcrepe")
+    if "bivlc" in config["benchmarks"] and benchmark_source(config, "bivlc") == "world" \
+            and "sugarcrepe" not in config["benchmarks"]:
+        raise ConfigError("config.benchmarks.bivlc: source world needs config.benchmarks."
+                          "sugarcrepe (its negative captions)")
     robustness = config["benchmarks"].get("robustness")
     if robustness:
         unknown = set(robustness.get("perturbed_galleries", [])) - set(robustness["galleries"])
@@ -62,6 +74,7 @@ def _check_references(config: dict[str, Any]) -> None:
                 f"(known: {sorted(expand_models(config))})"
             )
     _check_generation(config)
+    _check_datasets(config)
     vectors = config["benchmarks"].get("bison", {}).get("vectors", {})
     if vectors.get("source") == "clip_tokens":
         run = vectors.get("run")
@@ -70,6 +83,47 @@ def _check_references(config: dict[str, Any]) -> None:
                 "config.benchmarks.bison.vectors.run: source clip_tokens needs a single-seed "
                 f"run under config.train (got {run!r}; known: {sorted(train)})"
             )
+
+
+# benchmarks whose ``source`` may be the world (the default) or a released file
+WORLD_SOURCED = ("vg_relation", "vg_attribution", "sugarcrepe", "bivlc", "bison")
+
+
+def dataset_names(config: dict[str, Any]) -> list[str]:
+    """Datasets a config can use: ``world`` (when it has a world) and ``config.datasets``."""
+    return (["world"] if "world" in config else []) + list(config.get("datasets", {}))
+
+
+def benchmark_source(config: dict[str, Any], benchmark: str) -> str:
+    """Where a benchmark's items come from: ``world`` or a released source."""
+    return config["benchmarks"].get(benchmark, {}).get("source", "world")
+
+
+def _check_datasets(config: dict[str, Any]) -> None:
+    """Datasets named by benchmarks, galleries and runs exist; world sources need a world."""
+    known = dataset_names(config)
+    benchmarks = config["benchmarks"]
+    refs = [(f"benchmarks.{b}.dataset", spec.get("dataset", "world"))
+            for b, spec in benchmarks.items() if b.endswith(("_order", "_retrieval"))
+            or b == "order"]
+    refs += [(f"benchmarks.robustness.galleries.{g}.dataset", spec.get("dataset", "world"))
+             for g, spec in benchmarks.get("robustness", {}).get("galleries", {}).items()]
+    refs += [(f"train.{r}.dataset", run.get("dataset", "world"))
+             for r, run in config.get("train", {}).items()]
+    refs += [(f"benchmarks.{b}.source", "world") for b in WORLD_SOURCED
+             if b in benchmarks and benchmark_source(config, b) == "world"]
+    for key, name in refs:
+        if name not in known:
+            hint = "; a world source needs config.world" if name == "world" else ""
+            raise ConfigError(f"config.{key}: no dataset {name!r} (known: {known}){hint}")
+    for g, spec in benchmarks.get("robustness", {}).get("galleries", {}).items():
+        if spec.get("dataset", "world") != "world" and \
+                spec.get("granularity", "original") != "original":
+            raise ConfigError(f"config.benchmarks.robustness.galleries.{g}.granularity: only "
+                              "world galleries can be regranulated; use a dataset with fg: true")
+    if benchmark_source(config, "bivlc") == "hub" and "negatives" in benchmarks.get("bivlc", {}):
+        raise ConfigError("config.benchmarks.bivlc.negatives: only for source world (the hub "
+                          "release has its negative images)")
 
 
 def _check_generation(config: dict[str, Any]) -> None:
@@ -86,7 +140,8 @@ def _check_generation(config: dict[str, Any]) -> None:
         if block.get("filter", {}).get("decider") == "model" and "model" not in block["filter"]:
             raise ConfigError(f"config.generation.{name}.filter: decider 'model' needs 'model'")
     bivlc = config["benchmarks"].get("bivlc")
-    if bivlc is not None and bivlc.get("negatives", "rendered") == "generated" \
+    if bivlc is not None and bivlc.get("source", "world") == "world" \
+            and bivlc.get("negatives", "rendered") == "generated" \
             and "bivlc" not in generation:
         raise ConfigError("config.benchmarks.bivlc.negatives: 'generated' needs "
                           "config.generation.bivlc")
@@ -106,6 +161,15 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
     train = config.get("train", {})
     if ("seed" in run) == ("seeds" in run):
         raise ConfigError(f"{key}: give exactly one of 'seed' or 'seeds'")
+    if "init_model" in run:
+        model = config["models"].get(run["init_model"], {})
+        pretrained = (model.get("family") == "open_clip" and "pretrained" in model) or \
+            (model.get("family") == "checkpoint" and "path" in model)
+        if not pretrained:
+            raise ConfigError(f"{key}.init_model: {run['init_model']!r} is not a pretrained "
+                              "open_clip model (or a checkpoint file) under config.models")
+        if run.get("dataset", "world") == "world":
+            raise ConfigError(f"{key}.init_model: fine-tunes on a real dataset; set dataset")
     if "init" in run:
         init = run["init"]
         if init not in train or init == name:
@@ -158,7 +222,7 @@ def expand_models(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for name, entry in config["models"].items():
         base = {**entry, "label": entry.get("label", name), "group": name}
         run = train.get(entry.get("run", ""), {})
-        if entry.get("family") == "checkpoint" and "seeds" in run:
+        if "run" in entry and "seeds" in run:
             for seed in run["seeds"]:
                 models[f"{name}_s{seed}"] = {**base, "run": f"{entry['run']}_s{seed}"}
         else:

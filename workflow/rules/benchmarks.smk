@@ -1,31 +1,55 @@
-rule aro_vg:
-    input:
-        images="results/data/world/images.parquet",
-        scenes="results/data/world/scenes.jsonl",
-    output:
-        crops=directory("results/images/vg_crops"),
-        imageset="results/imagesets/vg_crops.parquet",
-        relation="results/benchmarks/vg_relation.parquet",
-        attribution="results/benchmarks/vg_attribution.parquet",
-    log:
-        "logs/benchmarks/aro_vg.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        world=config["world"],
-        relation_seed=config["benchmarks"].get("vg_relation", {}).get("seed", 0),
-        attribution_seed=config["benchmarks"].get("vg_attribution", {}).get("seed", 0),
-    script:
-        "../scripts/aro_vg.py"
+# Each benchmark's items come from the synthetic world (built from scenes) or from the
+# released files (config.benchmarks.{name}.source); both write the same targets.
+if source_of("vg_relation") == "world" or source_of("vg_attribution") == "world":
+
+    rule aro_vg:
+        input:
+            images="results/data/world/images.parquet",
+            scenes="results/data/world/scenes.jsonl",
+        output:
+            crops=directory("results/images/vg_crops"),
+            imageset="results/imagesets/vg_crops.parquet",
+            relation="results/benchmarks/vg_relation.parquet",
+            attribution="results/benchmarks/vg_attribution.parquet",
+        log:
+            "logs/benchmarks/aro_vg.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            world=WORLD,
+            relation_seed=config["benchmarks"].get("vg_relation", {}).get("seed", 0),
+            attribution_seed=config["benchmarks"]
+            .get("vg_attribution", {})
+            .get("seed", 0),
+        script:
+            "../scripts/aro_vg.py"
+
+else:
+
+    rule aro_vg:
+        input:
+            relation="resources/aro/visual_genome_relation.json",
+            attribution="resources/aro/visual_genome_attribution.json",
+            images="resources/aro/vg",
+        output:
+            imageset="results/imagesets/vg_crops.parquet",
+            relation="results/benchmarks/vg_relation.parquet",
+            attribution="results/benchmarks/vg_attribution.parquet",
+        log:
+            "logs/benchmarks/aro_vg.log",
+        conda:
+            "../../envs/core.yaml"
+        script:
+            "../scripts/aro_vg_release.py"
 
 
 rule perturb_order:
     input:
-        captions="results/data/world/captions.parquet",
+        captions="results/data/{dataset}/captions.parquet",
     output:
-        "results/perturbed/world/order/seed{seed}.parquet",
+        "results/perturbed/{dataset}/order/seed{seed}.parquet",
     log:
-        "logs/perturb/world_order_seed{seed}.log",
+        "logs/perturb/{dataset}_order_seed{seed}.log",
     conda:
         "../../envs/core.yaml"
     params:
@@ -37,104 +61,174 @@ rule perturb_order:
 
 rule order_benchmark:
     input:
-        captions="results/data/world/captions.parquet",
-        perturbed=expand(
-            "results/perturbed/world/order/seed{seed}.parquet",
-            seed=config["benchmarks"].get("order", {}).get("seeds", []),
+        captions=lambda wc: f"results/data/{dataset_of(wc.benchmark)}/captions.parquet",
+        perturbed=lambda wc: expand(
+            "results/perturbed/{dataset}/order/seed{seed}.parquet",
+            dataset=dataset_of(wc.benchmark),
+            seed=BENCHMARK_SPECS[wc.benchmark]["seeds"],
         ),
     output:
-        "results/benchmarks/order.parquet",
+        "results/benchmarks/{benchmark}.parquet",
     log:
-        "logs/benchmarks/order.log",
+        "logs/benchmarks/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=ORDER_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
     params:
-        seeds=config["benchmarks"].get("order", {}).get("seeds", []),
+        seeds=lambda wc: BENCHMARK_SPECS[wc.benchmark]["seeds"],
     script:
         "../scripts/order_benchmark.py"
 
 
-rule sugarcrepe_benchmark:
-    input:
-        captions="results/data/world/captions.parquet",
-        scenes="results/data/world/scenes.jsonl",
-    output:
-        sugarcrepe="results/benchmarks/sugarcrepe.parquet",
-        negative_scenes="results/benchmarks/sugarcrepe_negative_scenes.jsonl",
-    log:
-        "logs/benchmarks/sugarcrepe.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        world=config["world"],
-        seed=config["benchmarks"].get("sugarcrepe", {}).get("seed", 0),
-    script:
-        "../scripts/sugarcrepe_benchmark.py"
+if source_of("sugarcrepe") == "world":
+
+    rule sugarcrepe_benchmark:
+        input:
+            captions="results/data/world/captions.parquet",
+            scenes="results/data/world/scenes.jsonl",
+        output:
+            sugarcrepe="results/benchmarks/sugarcrepe.parquet",
+            negative_scenes="results/benchmarks/sugarcrepe_negative_scenes.jsonl",
+        log:
+            "logs/benchmarks/sugarcrepe.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            world=WORLD,
+            seed=config["benchmarks"].get("sugarcrepe", {}).get("seed", 0),
+        script:
+            "../scripts/sugarcrepe_benchmark.py"
+
+    rule generate_negative_images:
+        input:
+            sugarcrepe="results/benchmarks/sugarcrepe.parquet",
+            negative_scenes="results/benchmarks/sugarcrepe_negative_scenes.jsonl",
+        output:
+            images=directory("results/generated/bivlc_world/images"),
+            manifest="results/generated/bivlc_world/manifest.parquet",
+            imageset="results/imagesets/bivlc_world.parquet",
+        log:
+            "logs/generate/bivlc_world.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            world=WORLD,
+        script:
+            "../scripts/generate_negative_images.py"
+
+else:
+
+    rule sugarcrepe_benchmark:
+        input:
+            subsets=expand(
+                "resources/sugarcrepe/{subset}.json", subset=SUGARCREPE_SUBSETS
+            ),
+            images="resources/coco/2017_val",
+        output:
+            sugarcrepe="results/benchmarks/sugarcrepe.parquet",
+            imageset="results/imagesets/sugarcrepe.parquet",
+        log:
+            "logs/benchmarks/sugarcrepe.log",
+        conda:
+            "../../envs/core.yaml"
+        script:
+            "../scripts/sugarcrepe_release.py"
 
 
-rule generate_negative_images:
-    input:
-        sugarcrepe="results/benchmarks/sugarcrepe.parquet",
-        negative_scenes="results/benchmarks/sugarcrepe_negative_scenes.jsonl",
-    output:
-        images=directory("results/generated/bivlc_world/images"),
-        manifest="results/generated/bivlc_world/manifest.parquet",
-        imageset="results/imagesets/bivlc_world.parquet",
-    log:
-        "logs/generate/bivlc_world.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        world=config["world"],
-    script:
-        "../scripts/generate_negative_images.py"
+if source_of("bivlc") == "world":
 
+    rule bivlc_benchmark:
+        input:
+            sugarcrepe="results/benchmarks/sugarcrepe.parquet",
+            selection=bivlc_selection(),
+        output:
+            "results/benchmarks/bivlc.parquet",
+        log:
+            "logs/benchmarks/bivlc.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            negatives=BIVLC_NEGATIVES,
+        script:
+            "../scripts/bivlc_benchmark.py"
 
-rule bivlc_benchmark:
-    input:
-        sugarcrepe="results/benchmarks/sugarcrepe.parquet",
-        selection=bivlc_selection(),
-    output:
-        "results/benchmarks/bivlc.parquet",
-    log:
-        "logs/benchmarks/bivlc.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        negatives=BIVLC_NEGATIVES,
-    script:
-        "../scripts/bivlc_benchmark.py"
+else:
+
+    rule bivlc_benchmark:
+        output:
+            benchmark="results/benchmarks/bivlc.parquet",
+            images=directory("results/images/bivlc"),
+            imageset="results/imagesets/bivlc.parquet",
+        log:
+            "logs/benchmarks/bivlc.log",
+        conda:
+            "../../envs/torch.yaml"
+        resources:
+            mem_mb=16000,
+        params:
+            revision=config["benchmarks"]["bivlc"].get("revision"),
+            cache_dir="resources/hf_datasets",
+        script:
+            "../scripts/bivlc_hub.py"
 
 
 rule retrieval_benchmark:
     input:
-        captions="results/data/world/captions.parquet",
-        gallery="results/imagesets/world_test.parquet",
+        captions=lambda wc: f"results/data/{dataset_of(wc.benchmark)}/captions.parquet",
+        gallery=lambda wc: f"results/imagesets/{dataset_of(wc.benchmark)}_test.parquet",
     output:
-        gallery="results/benchmarks/world_retrieval/gallery.parquet",
-        queries="results/benchmarks/world_retrieval/queries.parquet",
+        gallery="results/benchmarks/{benchmark}/gallery.parquet",
+        queries="results/benchmarks/{benchmark}/queries.parquet",
     log:
-        "logs/benchmarks/world_retrieval.log",
+        "logs/benchmarks/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
+    params:
+        queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
     script:
         "../scripts/retrieval_benchmark.py"
 
 
-rule bison_benchmark:
-    input:
-        unpack(bison_inputs),
-    output:
-        "results/benchmarks/bison.parquet",
-    log:
-        "logs/benchmarks/bison.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        world=config["world"],
-        bison=config["benchmarks"].get("bison", {}),
-    script:
-        "../scripts/bison_benchmark.py"
+if source_of("bison") == "world":
+
+    rule bison_benchmark:
+        input:
+            unpack(bison_inputs),
+        output:
+            "results/benchmarks/bison.parquet",
+        log:
+            "logs/benchmarks/bison.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            world=WORLD,
+            bison=config["benchmarks"].get("bison", {}),
+        script:
+            "../scripts/bison_benchmark.py"
+
+else:
+
+    rule bison_benchmark:
+        input:
+            annotations="resources/bison/bison_annotations.cocoval2014.json",
+            coco_annotations="resources/coco/annotations2014",
+            images="resources/coco/2014_val",
+        output:
+            benchmark="results/benchmarks/bison.parquet",
+            imageset="results/imagesets/bison.parquet",
+        log:
+            "logs/benchmarks/bison.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            expected_items=config["benchmarks"]["bison"].get(
+                "expected_items", BISON_ITEMS
+            ),
+        script:
+            "../scripts/bison_release.py"
 
 
 rule bison_altered_benchmark:
@@ -142,7 +236,7 @@ rule bison_altered_benchmark:
         bison="results/benchmarks/bison.parquet",
         wordnet="resources/wordnet",
     output:
-        altered="results/perturbed/world/bison_alterations.parquet",
+        altered="results/perturbed/bison/alterations.parquet",
         benchmark="results/benchmarks/bison_altered.parquet",
     log:
         "logs/benchmarks/bison_altered.log",

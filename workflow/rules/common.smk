@@ -8,12 +8,21 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from vlcomp.config import (  # noqa: E402
     ConfigError,
+    benchmark_source,
+    dataset_names,
     expand_models,
     expand_runs,
     model_groups,
     validate_config,
 )
-from vlcomp.data.sources import remote_files, resolve_url  # noqa: E402
+from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
+from vlcomp.data.datasets import dataset_files  # noqa: E402
+from vlcomp.data.sources import (  # noqa: E402
+    SUGARCREPE_SUBSETS,
+    manual_checks,
+    remote_files,
+    resolve_url,
+)
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
 try:
@@ -22,8 +31,23 @@ except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
 
+WORLD = config.get("world", {})
+# Caption datasets: the synthetic world (when configured) and the real ones (config.datasets)
+DATASETS = {
+    name: config.get("datasets", {}).get(name, {"source": "world"})
+    for name in dataset_names(config)
+}
+REAL_DATASETS = {d: spec for d, spec in DATASETS.items() if d != "world"}
+
+
+def union(names):
+    """A wildcard pattern matching exactly these names (nothing when empty)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
 wildcard_constraints:
     model=r"[A-Za-z0-9_-]+",
+    dataset=union(DATASETS),
     run=r"[A-Za-z0-9_-]+",
     benchmark=r"[A-Za-z0-9_-]+",
     imageset=r"[A-Za-z0-9_-]+",
@@ -37,29 +61,61 @@ REMOTE_FILE_PATTERN = "|".join(re.escape(p) for p in REMOTE_FILES)
 UNPACKED = {f.unpack_to: p for p, f in REMOTE_FILES.items() if f.unpack_to}
 UNPACKED_PATTERN = "|".join(re.escape(p) for p in UNPACKED)
 DOWNLOAD_MIRRORS = config.get("downloads", {}).get("mirrors", {})
+MANUAL_CHECKS = manual_checks()
 
 # Runs and models with several training seeds expand to one id per seed ({name}_s{seed}).
 RUNS = expand_runs(config)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
+# Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;
+# models without embeddings (BLIP's captioner) skip retrieval.
+PAIR_MODELS = [
+    m
+    for m, e in MODEL_ENTRIES.items()
+    if e["family"] == "hf_blip_lm" or "pair_score" in e
+]
+EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] != "hf_blip_lm"]
 BENCHMARKS = list(config["benchmarks"])
 # BISON's query alterations make a benchmark of their own (BISON Fig. 9)
 if config["benchmarks"].get("bison", {}).get("alterations"):
     BENCHMARKS.append("bison_altered")
-
-# Metric kind and image sets of each benchmark. Images are embedded once per model and set,
-# and every benchmark that shows an image reads the same embedding.
-BENCHMARK_KIND = {
+BENCHMARK_SPECS = {b: config["benchmarks"].get(b, {}) for b in BENCHMARKS}
+NAMED_KINDS = {
     "vg_relation": "aro_relation",
     "vg_attribution": "aro_attribution",
     "order": "order",
     "sugarcrepe": "sugarcrepe",
     "bivlc": "bivlc",
-    "world_retrieval": "retrieval",
     "bison": "bison",
     "bison_altered": "bison_altered",
+    "robustness": "robustness",
 }
+
+
+def benchmark_kind(name):
+    """Metric kind: by name, or ``*_order`` / ``*_retrieval`` for dataset benchmarks."""
+    if name.endswith("_order"):
+        return "order"
+    if name.endswith("_retrieval"):
+        return "retrieval"
+    return NAMED_KINDS[name]
+
+
+def source_of(benchmark):
+    """``world`` or the released source of a benchmark's items (bison_altered: bison's)."""
+    return benchmark_source(
+        config, "bison" if benchmark == "bison_altered" else benchmark
+    )
+
+
+def dataset_of(benchmark):
+    """The caption dataset of an Order or retrieval benchmark."""
+    return BENCHMARK_SPECS[benchmark].get("dataset", "world")
+
+
+BENCHMARK_KIND = {b: benchmark_kind(b) for b in BENCHMARKS}
+ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 # Generated negative images (BiVLC): sets under config.generation, and which negative
 # images the BiVLC benchmark uses (generated + filtered, or exact renders of edited scenes).
 GENERATION = config.get("generation", {})
@@ -68,33 +124,51 @@ TROHN_IMG_SELECTION = GENERATION.get("trohn_img", {}).get("selection", {})
 DETECTORS = config.get("detectors", {})
 BIVLC_NEGATIVES = config["benchmarks"].get("bivlc", {}).get("negatives", "rendered")
 BIVLC_IMAGESET = "bivlc_generated" if BIVLC_NEGATIVES == "generated" else "bivlc_world"
-BENCHMARK_IMAGESETS = {
-    "vg_relation": ["vg_crops"],
-    "vg_attribution": ["vg_crops"],
-    "order": ["world_test"],
-    "sugarcrepe": ["world_test"],
-    "bivlc": ["world_test", BIVLC_IMAGESET],
-    "world_retrieval": ["world_test"],
-    "bison": ["world_test"],
-    "bison_altered": ["world_test"],
-}
 # The robustness suite (ARO Tables 3-4, Hendriksen et al.): galleries, perturbed texts and
-# shuffled copies of the test images, evaluated by its own metrics rule.
+# shuffled copies of each perturbed gallery's test images, evaluated by its own rule.
 ROBUSTNESS = config["benchmarks"].get("robustness", {})
 ROBUSTNESS_SEEDS = ROBUSTNESS.get("seeds", [0])
-IMAGE_CONDITIONS = [
-    (name, seed, f"world_test_{name}_s{seed}")
-    for name in ROBUSTNESS.get("image_perturbations", [])
-    for seed in ROBUSTNESS_SEEDS
-]
+GALLERY_DATASET = {
+    g: spec.get("dataset", "world")
+    for g, spec in ROBUSTNESS.get("galleries", {}).items()
+}
+GALLERY_IMAGESET = {g: f"{d}_test" for g, d in GALLERY_DATASET.items()}
+IMAGE_CONDITIONS = {
+    g: [
+        (name, seed, f"{GALLERY_IMAGESET[g]}_{name}_s{seed}")
+        for name in ROBUSTNESS.get("image_perturbations", [])
+        for seed in ROBUSTNESS_SEEDS
+    ]
+    for g in ROBUSTNESS.get("perturbed_galleries", [])
+}
 RELEVANCE_MODEL = ROBUSTNESS.get("relevance_model", "")
-BENCHMARK_KIND["robustness"] = "robustness"
-BENCHMARK_IMAGESETS["robustness"] = ["world_test"] + [c[2] for c in IMAGE_CONDITIONS]
+
+
+def benchmark_imagesets(benchmark):
+    """The image sets a benchmark shows, each embedded once per model for all benchmarks."""
+    kind, world = BENCHMARK_KIND[benchmark], source_of(benchmark) == "world"
+    if kind in ("aro_relation", "aro_attribution"):
+        return ["vg_crops"]
+    if kind in ("order", "retrieval"):
+        return [f"{dataset_of(benchmark)}_test"]
+    if kind == "sugarcrepe":
+        return ["world_test"] if world else ["sugarcrepe"]
+    if kind == "bivlc":
+        return ["world_test", BIVLC_IMAGESET] if world else ["bivlc"]
+    if kind in ("bison", "bison_altered"):
+        return ["world_test"] if world else ["bison"]
+    # robustness: the galleries' test images, then their shuffled copies
+    clean = list(dict.fromkeys(GALLERY_IMAGESET.values()))
+    return clean + [c[2] for conds in IMAGE_CONDITIONS.values() for c in conds]
+
+
+BENCHMARK_IMAGESETS = {b: benchmark_imagesets(b) for b in BENCHMARKS}
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
-CHOICE_BENCHMARK_PATTERN = "|".join(
+ORDER_BENCHMARK_PATTERN = union(ORDER_BENCHMARKS)
+CHOICE_BENCHMARK_PATTERN = union(
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
 )
-RETRIEVAL_BENCHMARK_PATTERN = "|".join(RETRIEVAL_BENCHMARKS)
+RETRIEVAL_BENCHMARK_PATTERN = union(RETRIEVAL_BENCHMARKS)
 
 # Image sets and text sets every evaluated model embeds, in one job per model (loading torch
 # and the model once); other image sets (e.g. world_train for neighbours) are embedded alone.
@@ -117,25 +191,34 @@ def model_entry(model):
     entry = {
         k: v for k, v in MODEL_ENTRIES[model].items() if k not in ("label", "group")
     }
-    if entry["family"] == "checkpoint" and "run" in entry:
-        entry["path"] = f"results/checkpoints/{entry.pop('run')}/model.pt"
+    if "run" in entry:  # a run trained here: our checkpoint, or an open_clip state dict
+        key = "path" if entry["family"] == "checkpoint" else "pretrained"
+        entry[key] = f"results/checkpoints/{entry.pop('run')}/model.pt"
     return entry
 
 
-def model_inputs(wildcards):
-    """Files a model needs before it can score: its checkpoint when trained in the DAG."""
-    entry = MODEL_ENTRIES[wildcards.model]
-    if entry["family"] == "checkpoint" and "run" in entry:
-        return [f"results/checkpoints/{entry['run']}/model.pt"]
-    return []
-
-
 def model_files(model):
-    """The checkpoint a model id needs, as a list (empty for downloaded models)."""
+    """Files a model needs before it can score: its checkpoint when trained in the DAG, or a
+    downloaded checkpoint under resources/ (e.g. NegCLIP's)."""
     entry = MODEL_ENTRIES[model]
-    if entry["family"] == "checkpoint" and "run" in entry:
+    if "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]
-    return []
+    return [
+        entry[key]
+        for key in ("path", "pretrained")
+        if str(entry.get(key, "")).removeprefix("resources/") in REMOTE_FILES
+    ]
+
+
+def model_inputs(wildcards):
+    return model_files(wildcards.model)
+
+
+def dataset_inputs(wildcards):
+    """The resources/ files a real dataset's tables are built from."""
+    name = wildcards.dataset
+    files = dataset_files(name, REAL_DATASETS[name])
+    return {key: [f"resources/{f}" for f in paths] for key, paths in files.items()}
 
 
 def generation_source(wildcards):
@@ -156,7 +239,11 @@ def filter_inputs(wildcards):
         inputs["scenes"] = "results/data/world/scenes.jsonl"
     model = block.get("filter", {}).get("model")
     if model:
-        inputs["images"] = "results/data/world/images.parquet"
+        inputs["images"] = (
+            "results/data/world/images.parquet"
+            if source_of("sugarcrepe") == "world"
+            else "results/imagesets/sugarcrepe.parquet"
+        )
         inputs["model"] = model_files(model)
     return inputs
 
@@ -180,20 +267,23 @@ def bivlc_selection():
 def train_inputs(wildcards):
     """A run's data, the checkpoint it starts from, and its hard negatives / neighbours."""
     run = RUNS[wildcards.run]
+    data = run.get("dataset", "world")
     inputs = {
-        "images": "results/data/world/images.parquet",
-        "captions": "results/data/world/captions.parquet",
+        "images": f"results/data/{data}/images.parquet",
+        "captions": f"results/data/{data}/captions.parquet",
     }
     if "init" in run:
         inputs["init"] = f"results/checkpoints/{run['init']}/model.pt"
+    if "init_model" in run:
+        inputs["init_model"] = model_files(run["init_model"])
     if "negatives" in run:
-        inputs["negatives"] = f"results/negatives/world/{run['negatives']}.parquet"
+        inputs["negatives"] = f"results/negatives/{data}/{run['negatives']}.parquet"
     if "generated" in run:
         inputs["instances"] = f"results/generated/{run['generated']}/instances.parquet"
     if "neighbours" in run:
         nn = run["neighbours"]
         inputs["pairs"] = (
-            f"results/pairs/world/nn_{nn['model']}_train_k{nn['k']}.parquet"
+            f"results/pairs/{data}/nn_{nn['model']}_train_k{nn['k']}.parquet"
         )
     return inputs
 
@@ -219,14 +309,43 @@ def metric_options(benchmark):
 
 
 def metrics_files(benchmarks):
-    return expand(
-        "results/metrics/{model}/{benchmark}.json",
-        model=MODELS,
-        benchmark=[b for b in benchmarks if b in BENCHMARKS],
-    )
+    """Every model's metrics of these benchmarks (retrieval: models with embeddings)."""
+    files = []
+    for b in benchmarks:
+        if b not in BENCHMARKS:
+            continue
+        needs_embeddings = BENCHMARK_KIND[b] in ("retrieval", "robustness")
+        for model in EMBEDDING_MODELS if needs_embeddings else MODELS:
+            files.append(f"results/metrics/{model}/{b}.json")
+    return files
 
 
-ARO_BENCHMARKS = ["vg_relation", "vg_attribution", "order"]
+ARO_BENCHMARKS = ["vg_relation", "vg_attribution"] + ORDER_BENCHMARKS
+DATASET_LABELS = {"world": "", "coco": "COCO", "flickr30k": "Flickr30k"}
+
+
+def dataset_label(benchmark, suffix):
+    """``order`` -> Order, ``coco_order`` -> COCO-Order (labels of the ARO tables)."""
+    prefix = benchmark.removesuffix(suffix).removesuffix("_")
+    label = DATASET_LABELS.get(prefix, prefix.capitalize())
+    return label
+
+
+def aro_columns():
+    """ARO table columns: the VG benchmarks, then each Order benchmark by its dataset."""
+    columns = {"vg_relation": "VG-Relation", "vg_attribution": "VG-Attribution"}
+    for b in ORDER_BENCHMARKS:
+        columns[b] = "-".join(filter(None, [dataset_label(b, "order"), "Order"]))
+    return {b: label for b, label in columns.items() if b in BENCHMARKS}
+
+
+def aro6_downstream():
+    """ARO Table 6 downstream rows: R@1 both ways of each retrieval benchmark."""
+    rows = {}
+    for b in RETRIEVAL_BENCHMARKS:
+        prefix = " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
+        rows[b] = {"i2t_r1": f"{prefix} I2T R@1", "t2i_r1": f"{prefix} T2I R@1"}
+    return rows
 
 
 def all_tables():
@@ -288,6 +407,18 @@ def robustness_gallery_files(kind, galleries=None):
         gallery=names,
         kind=kind,
     )
+
+
+def gallery_inputs(wildcards):
+    """A gallery's test images and captions; world galleries also read the scenes."""
+    data = GALLERY_DATASET[wildcards.gallery]
+    inputs = {
+        "imageset": f"results/imagesets/{data}_test.parquet",
+        "captions": f"results/data/{data}/captions.parquet",
+    }
+    if data == "world":
+        inputs["scenes"] = "results/data/world/scenes.jsonl"
+    return inputs
 
 
 def robustness_embeddings(model):

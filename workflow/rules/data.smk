@@ -1,28 +1,51 @@
-rule world:
+# Caption datasets as common tables: the synthetic world (built here) and the real ones
+# (config.datasets, from downloaded Karpathy files), and the image set of each split.
+
+if WORLD:
+
+    rule world:
+        output:
+            images=directory("results/data/world/images"),
+            images_table="results/data/world/images.parquet",
+            captions="results/data/world/captions.parquet",
+            scenes="results/data/world/scenes.jsonl",
+        log:
+            "logs/world.log",
+        benchmark:
+            "benchmarks/world.tsv"
+        conda:
+            "../../envs/core.yaml"
+        params:
+            world=WORLD,
+        script:
+            "../scripts/build_world.py"
+
+
+rule dataset_tables:
+    input:
+        unpack(dataset_inputs),
     output:
-        images=directory("results/data/world/images"),
-        images_table="results/data/world/images.parquet",
-        captions="results/data/world/captions.parquet",
-        scenes="results/data/world/scenes.jsonl",
+        images="results/data/{dataset}/images.parquet",
+        captions="results/data/{dataset}/captions.parquet",
     log:
-        "logs/world.log",
-    benchmark:
-        "benchmarks/world.tsv"
+        "logs/data/{dataset}.log",
+    wildcard_constraints:
+        dataset=union(REAL_DATASETS),
     conda:
         "../../envs/core.yaml"
     params:
-        world=config["world"],
+        spec=lambda wc: REAL_DATASETS[wc.dataset],
     script:
-        "../scripts/build_world.py"
+        "../scripts/build_dataset.py"
 
 
-rule imageset_world:
+rule imageset_split:
     input:
-        "results/data/world/images.parquet",
+        "results/data/{dataset}/images.parquet",
     output:
-        "results/imagesets/world_{split}.parquet",
+        "results/imagesets/{dataset}_{split}.parquet",
     log:
-        "logs/imageset_world_{split}.log",
+        "logs/imagesets/{dataset}_{split}.log",
     conda:
         "../../envs/core.yaml"
     script:

@@ -35,3 +35,20 @@ rule unpack_archive:
         "../../envs/core.yaml"
     script:
         "../scripts/unpack_archive.py"
+
+
+rule check_manual_download:
+    output:
+        "resources/{manual}/.vlcomp_checked",
+    log:
+        "logs/download/check_{manual}.log",
+    wildcard_constraints:
+        manual=union(MANUAL_CHECKS),
+    conda:
+        "../../envs/core.yaml"
+    params:
+        pattern=lambda wc: MANUAL_CHECKS[wc.manual][0].pattern,
+        min_files=lambda wc: MANUAL_CHECKS[wc.manual][0].count,
+        instructions=lambda wc: MANUAL_CHECKS[wc.manual][1],
+    script:
+        "../scripts/check_manual_download.py"

@@ -2,116 +2,124 @@
 # automatic filtering, TROHN-Img's caption selection, and natural-vs-synthetic detectors.
 
 
-rule trohn_img_negatives:
-    input:
-        negatives="results/negatives/world/sugarcrepe.parquet",
-        captions="results/data/world/captions.parquet",
-        model=lambda wc: model_files(TROHN_IMG_SELECTION["similarity_model"]),
-    output:
-        selected="results/negatives/world/trohn_img.parquet",
-        report="results/negatives/world/trohn_img.json",
-    log:
-        "logs/negatives/world_trohn_img.log",
-    conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=config["compute"]["gpus"],
-    params:
-        options=TROHN_IMG_SELECTION,
-        entry=lambda wc: model_entry(TROHN_IMG_SELECTION["similarity_model"]),
-        world=config["world"],
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
-    script:
-        "../scripts/trohn_img_negatives.py"
+if "trohn_img" in GENERATION:
+
+    rule trohn_img_negatives:
+        input:
+            negatives="results/negatives/world/sugarcrepe.parquet",
+            captions="results/data/world/captions.parquet",
+            model=lambda wc: model_files(TROHN_IMG_SELECTION["similarity_model"]),
+        output:
+            selected="results/negatives/world/trohn_img.parquet",
+            report="results/negatives/world/trohn_img.json",
+        log:
+            "logs/negatives/world_trohn_img.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: config["compute"]["threads"]
+        resources:
+            gpu=config["compute"]["gpus"],
+        params:
+            options=TROHN_IMG_SELECTION,
+            entry=lambda wc: model_entry(TROHN_IMG_SELECTION["similarity_model"]),
+            world=WORLD,
+            threads=config["compute"]["threads"],
+            device=config["compute"]["device"],
+        script:
+            "../scripts/trohn_img_negatives.py"
 
 
-rule generate_candidates:
-    input:
-        source=generation_source,
-    output:
-        images=directory("results/generated/{genset}/images"),
-        candidates="results/generated/{genset}/candidates.parquet",
-    log:
-        "logs/generate/{genset}_candidates.log",
-    wildcard_constraints:
-        genset=GENERATED_SET_PATTERN,
-    conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=lambda wc: 1 if GENERATION[wc.genset]["backend"] == "diffusers" else 0,
-        mem_mb=lambda wc: (
-            40000 if GENERATION[wc.genset]["backend"] == "diffusers" else 4000
-        ),
-        runtime=lambda wc: (
-            1440 if GENERATION[wc.genset]["backend"] == "diffusers" else 60
-        ),
-    params:
-        options=lambda wc: GENERATION[wc.genset],
-        world=config["world"],
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
-    script:
-        "../scripts/generate_candidates.py"
+if GENERATION:
+
+    rule generate_candidates:
+        input:
+            source=generation_source,
+        output:
+            images=directory("results/generated/{genset}/images"),
+            candidates="results/generated/{genset}/candidates.parquet",
+        log:
+            "logs/generate/{genset}_candidates.log",
+        wildcard_constraints:
+            genset=GENERATED_SET_PATTERN,
+        conda:
+            "../../envs/torch.yaml"
+        threads: config["compute"]["threads"]
+        resources:
+            gpu=lambda wc: 1 if GENERATION[wc.genset]["backend"] == "diffusers" else 0,
+            mem_mb=lambda wc: (
+                40000 if GENERATION[wc.genset]["backend"] == "diffusers" else 4000
+            ),
+            runtime=lambda wc: (
+                1440 if GENERATION[wc.genset]["backend"] == "diffusers" else 60
+            ),
+        params:
+            options=lambda wc: GENERATION[wc.genset],
+            world=WORLD,
+            threads=config["compute"]["threads"],
+            device=config["compute"]["device"],
+        script:
+            "../scripts/generate_candidates.py"
 
 
-rule filter_generated:
-    input:
-        unpack(filter_inputs),
-    output:
-        manifest="results/generated/{genset}/manifest.parquet",
-        selection="results/generated/{genset}/selection.parquet",
-        instances="results/generated/{genset}/instances.parquet",
-        report="results/generated/{genset}/filter.json",
-        imageset="results/imagesets/{genset}_generated.parquet",
-    log:
-        "logs/generate/{genset}_filter.log",
-    wildcard_constraints:
-        genset=GENERATED_SET_PATTERN,
-    conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=config["compute"]["gpus"],
-    params:
-        filter=lambda wc: GENERATION[wc.genset].get("filter", {}),
-        entry=lambda wc: filter_model_entry(wc.genset),
-        world=config["world"],
-        batch_size=config["embed"].get("batch_size", 256),
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
-    script:
-        "../scripts/filter_generated.py"
+if GENERATION:
+
+    rule filter_generated:
+        input:
+            unpack(filter_inputs),
+        output:
+            manifest="results/generated/{genset}/manifest.parquet",
+            selection="results/generated/{genset}/selection.parquet",
+            instances="results/generated/{genset}/instances.parquet",
+            report="results/generated/{genset}/filter.json",
+            imageset="results/imagesets/{genset}_generated.parquet",
+        log:
+            "logs/generate/{genset}_filter.log",
+        wildcard_constraints:
+            genset=GENERATED_SET_PATTERN,
+        conda:
+            "../../envs/torch.yaml"
+        threads: config["compute"]["threads"]
+        resources:
+            gpu=config["compute"]["gpus"],
+        params:
+            filter=lambda wc: GENERATION[wc.genset].get("filter", {}),
+            entry=lambda wc: filter_model_entry(wc.genset),
+            world=WORLD,
+            batch_size=config["embed"].get("batch_size", 256),
+            threads=config["compute"]["threads"],
+            device=config["compute"]["device"],
+        script:
+            "../scripts/filter_generated.py"
 
 
-rule train_detectors:
-    input:
-        instances="results/generated/trohn_img/instances.parquet",
-        images=[
-            "results/imagesets/world_train.parquet",
-            "results/imagesets/world_test.parquet",
-            bivlc_negative_imageset(),
-        ],
-        bivlc="results/benchmarks/bivlc.parquet",
-        sugarcrepe="results/benchmarks/sugarcrepe.parquet",
-        model=model_inputs,
-    output:
-        metrics="results/detectors/{model}/metrics.json",
-        heads="results/detectors/{model}/heads.json",
-    log:
-        "logs/detectors/{model}.log",
-    conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=config["compute"]["gpus"],
-    params:
-        options=DETECTORS,
-        entry=lambda wc: model_entry(wc.model),
-        batch_size=config["embed"].get("batch_size", 256),
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
-    script:
-        "../scripts/train_detectors.py"
+if DETECTORS:
+
+    rule train_detectors:
+        input:
+            instances="results/generated/trohn_img/instances.parquet",
+            images=[
+                "results/imagesets/world_train.parquet",
+                "results/imagesets/world_test.parquet",
+                bivlc_negative_imageset(),
+            ],
+            bivlc="results/benchmarks/bivlc.parquet",
+            sugarcrepe="results/benchmarks/sugarcrepe.parquet",
+            model=model_inputs,
+        output:
+            metrics="results/detectors/{model}/metrics.json",
+            heads="results/detectors/{model}/heads.json",
+        log:
+            "logs/detectors/{model}.log",
+        conda:
+            "../../envs/torch.yaml"
+        threads: config["compute"]["threads"]
+        resources:
+            gpu=config["compute"]["gpus"],
+        params:
+            options=DETECTORS,
+            entry=lambda wc: model_entry(wc.model),
+            batch_size=config["embed"].get("batch_size", 256),
+            threads=config["compute"]["threads"],
+            device=config["compute"]["device"],
+        script:
+            "../scripts/train_detectors.py"

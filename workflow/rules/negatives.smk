@@ -4,11 +4,11 @@
 
 rule negclip_negatives:
     input:
-        captions="results/data/world/captions.parquet",
+        captions="results/data/{dataset}/captions.parquet",
     output:
-        "results/negatives/world/negclip.parquet",
+        "results/negatives/{dataset}/negclip.parquet",
     log:
-        "logs/negatives/world_negclip.log",
+        "logs/negatives/{dataset}_negclip.log",
     conda:
         "../../envs/core.yaml"
     params:
@@ -22,39 +22,45 @@ SUGARCREPE_NEGATIVES = config.get("hard_negatives", {}).get("sugarcrepe", {})
 SUGARCREPE_ROUTE = SUGARCREPE_NEGATIVES.get("route", "world")
 
 
-rule sugarcrepe_negatives:
-    input:
-        captions="results/data/world/captions.parquet",
-        scenes="results/data/world/scenes.jsonl",
-    output:
-        "results/negatives/world/sugarcrepe.parquet",
-    log:
-        "logs/negatives/world_sugarcrepe.log",
-    conda:
-        "../../envs/torch.yaml"
-    resources:
-        gpu=1 if SUGARCREPE_ROUTE == "llm" else 0,
-        mem_mb=32000 if SUGARCREPE_ROUTE == "llm" else 4000,
-        runtime=1440 if SUGARCREPE_ROUTE == "llm" else 30,
-    params:
-        options=SUGARCREPE_NEGATIVES,
-        world=config["world"],
-    script:
-        (
-            "../scripts/sugarcrepe_negatives_llm.py"
-            if SUGARCREPE_ROUTE == "llm"
-            else "../scripts/sugarcrepe_negatives_world.py"
-        )
+if SUGARCREPE_NEGATIVES:
+
+    rule sugarcrepe_negatives:
+        input:
+            captions="results/data/{dataset}/captions.parquet",
+            scenes=lambda wc: (
+                "results/data/world/scenes.jsonl"
+                if SUGARCREPE_ROUTE == "world"
+                else []
+            ),
+        output:
+            "results/negatives/{dataset}/sugarcrepe.parquet",
+        log:
+            "logs/negatives/{dataset}_sugarcrepe.log",
+        conda:
+            "../../envs/torch.yaml"
+        resources:
+            gpu=1 if SUGARCREPE_ROUTE == "llm" else 0,
+            mem_mb=32000 if SUGARCREPE_ROUTE == "llm" else 4000,
+            runtime=1440 if SUGARCREPE_ROUTE == "llm" else 30,
+        params:
+            options=SUGARCREPE_NEGATIVES,
+            world=WORLD,
+        script:
+            (
+                "../scripts/sugarcrepe_negatives_llm.py"
+                if SUGARCREPE_ROUTE == "llm"
+                else "../scripts/sugarcrepe_negatives_world.py"
+            )
 
 
 rule nearest_neighbours:
     input:
-        npy="results/embeddings/{model}/images/world_{split}.npy",
-        ids="results/embeddings/{model}/images/world_{split}.ids.json",
+        npy="results/embeddings/{model}/images/{dataset}_{split}.npy",
+        ids="results/embeddings/{model}/images/{dataset}_{split}.ids.json",
     output:
-        "results/pairs/world/nn_{model}_{split}_k{k}.parquet",
+        "results/pairs/{dataset}/nn_{model}_{split}_k{k}.parquet",
     log:
-        "logs/pairs/world_nn_{model}_{split}_k{k}.log",
+        "logs/pairs/{dataset}_nn_{model}_{split}_k{k}.log",
     wildcard_constraints:
         k=r"\d+",
     conda:

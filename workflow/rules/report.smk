@@ -11,13 +11,7 @@ rule table_aro:
     params:
         table="aro",
         groups=MODEL_GROUPS,
-        options={
-            "columns": {
-                "vg_relation": "VG-Relation",
-                "vg_attribution": "VG-Attribution",
-                "order": "Order",
-            }
-        },
+        options={"columns": aro_columns()},
     script:
         "../scripts/report_table.py"
 
@@ -79,7 +73,11 @@ rule table_aro_finetuning:
     params:
         table=lambda wc: f"aro_{wc.table}",
         groups=MODEL_GROUPS,
-        options={},
+        options=lambda wc: (
+            {"compositional": aro_columns(), "downstream": aro6_downstream()}
+            if wc.table == "table6"
+            else {}
+        ),
     script:
         "../scripts/report_table.py"
 
@@ -96,6 +94,8 @@ rule figure_aro_radar:
     params:
         groups=MODEL_GROUPS,
         title="Fine-tuning with hard negatives (ARO Fig. 3)",
+        compositional=aro_columns(),
+        downstream=aro6_downstream(),
     script:
         "../scripts/report_figure.py"
 
@@ -188,57 +188,63 @@ rule table_bivlc_counts:
         "../scripts/report_generation.py"
 
 
-rule table_bivlc_filter:
-    input:
-        report="results/generated/bivlc/filter.json",
-    output:
-        csv="results/tables/bivlc/filter.csv",
-        md="results/tables/bivlc/filter.md",
-    log:
-        "logs/report/bivlc_filter.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        table="filter",
-    script:
-        "../scripts/report_generation.py"
+if GENERATION:
+
+    rule table_bivlc_filter:
+        input:
+            report="results/generated/bivlc/filter.json",
+        output:
+            csv="results/tables/bivlc/filter.csv",
+            md="results/tables/bivlc/filter.md",
+        log:
+            "logs/report/bivlc_filter.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            table="filter",
+        script:
+            "../scripts/report_generation.py"
 
 
-rule table_bivlc_detectors:
-    input:
-        metrics=expand(
-            "results/detectors/{model}/metrics.json",
-            model=DETECTORS.get("encoders", []),
-        ),
-    output:
-        csv="results/tables/bivlc/table4.csv",
-        md="results/tables/bivlc/table4.md",
-    log:
-        "logs/report/bivlc_table4.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        table="table4",
-        labels={m: e["label"] for m, e in MODEL_ENTRIES.items()},
-    script:
-        "../scripts/report_generation.py"
+if DETECTORS:
+
+    rule table_bivlc_detectors:
+        input:
+            metrics=expand(
+                "results/detectors/{model}/metrics.json",
+                model=DETECTORS.get("encoders", []),
+            ),
+        output:
+            csv="results/tables/bivlc/table4.csv",
+            md="results/tables/bivlc/table4.md",
+        log:
+            "logs/report/bivlc_table4.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            table="table4",
+            labels={m: e["label"] for m, e in MODEL_ENTRIES.items()},
+        script:
+            "../scripts/report_generation.py"
 
 
-rule figure_generated_examples:
-    input:
-        instances="results/generated/bivlc/instances.parquet",
-        manifest="results/generated/bivlc/manifest.parquet",
-        images="results/data/world/images.parquet",
-    output:
-        "results/figures/bivlc_generated_examples.png",
-    log:
-        "logs/report/bivlc_generated_examples.log",
-    conda:
-        "../../envs/core.yaml"
-    params:
-        n=7,
-    script:
-        "../scripts/report_generated_examples.py"
+if GENERATION:
+
+    rule figure_generated_examples:
+        input:
+            instances="results/generated/bivlc/instances.parquet",
+            manifest="results/generated/bivlc/manifest.parquet",
+            images="results/data/world/images.parquet",
+        output:
+            "results/figures/bivlc_generated_examples.png",
+        log:
+            "logs/report/bivlc_generated_examples.log",
+        conda:
+            "../../envs/core.yaml"
+        params:
+            n=7,
+        script:
+            "../scripts/report_generated_examples.py"
 
 
 rule table_vs_published:

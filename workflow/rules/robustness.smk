@@ -13,9 +13,7 @@ rule wordnet:
 
 rule robustness_gallery:
     input:
-        imageset="results/imagesets/world_test.parquet",
-        captions="results/data/world/captions.parquet",
-        scenes="results/data/world/scenes.jsonl",
+        unpack(gallery_inputs),
     output:
         gallery="results/benchmarks/robustness/{gallery}/gallery.parquet",
         queries="results/benchmarks/robustness/{gallery}/queries.parquet",
@@ -39,10 +37,10 @@ rule perturb_texts:
         queries=robustness_gallery_files("queries"),
         wordnet=rules.wordnet.output[0],
     output:
-        perturbed="results/perturbed/world/robustness.parquet",
+        perturbed="results/perturbed/robustness/queries.parquet",
         texts="results/benchmarks/robustness/texts.parquet",
     log:
-        "logs/perturb/world_robustness.log",
+        "logs/perturb/robustness_queries.log",
     conda:
         "../../envs/core.yaml"
     params:
@@ -56,12 +54,12 @@ rule perturb_texts:
 
 rule perturb_images:
     input:
-        "results/imagesets/world_test.parquet",
+        "results/imagesets/{dataset}_test.parquet",
     output:
-        images=directory("results/images/world_test_{perturbation}_s{seed}"),
-        imageset="results/imagesets/world_test_{perturbation}_s{seed}.parquet",
+        images=directory("results/images/{dataset}_test_{perturbation}_s{seed}"),
+        imageset="results/imagesets/{dataset}_test_{perturbation}_s{seed}.parquet",
     log:
-        "logs/perturb/world_test_{perturbation}_s{seed}.log",
+        "logs/perturb/{dataset}_test_{perturbation}_s{seed}.log",
     wildcard_constraints:
         perturbation="shuffle_rows|shuffle_columns|shuffle_patches",
     conda:
@@ -75,7 +73,7 @@ rule robustness_metrics:
         unpack(lambda wc: robustness_embeddings(wc.model)),
         galleries=robustness_gallery_files("gallery"),
         queries=robustness_gallery_files("queries"),
-        perturbed="results/perturbed/world/robustness.parquet",
+        perturbed="results/perturbed/robustness/queries.parquet",
     output:
         json="results/metrics/{model}/robustness.json",
         csv="results/metrics/{model}/robustness.csv",
@@ -87,7 +85,7 @@ rule robustness_metrics:
         galleries=list(ROBUSTNESS.get("galleries", {})),
         perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),
         imagesets=BENCHMARK_IMAGESETS["robustness"],
-        clean_imageset="world_test",
+        gallery_imagesets=GALLERY_IMAGESET,
         image_conditions=IMAGE_CONDITIONS,
         relevance_model=RELEVANCE_MODEL,
     script:

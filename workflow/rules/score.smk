@@ -75,6 +75,7 @@ rule score_and_metrics:
         "logs/metrics/{model}/{benchmark}.log",
     wildcard_constraints:
         benchmark=CHOICE_BENCHMARK_PATTERN,
+        model=union(m for m in MODELS if m not in PAIR_MODELS),
     conda:
         "../../envs/core.yaml"
     params:
@@ -82,6 +83,45 @@ rule score_and_metrics:
         options=lambda wc: metric_options(wc.benchmark),
     script:
         "../scripts/score_and_metrics.py"
+
+
+rule score_pairs_and_metrics:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        imagesets=lambda wc: expand(
+            "results/imagesets/{imageset}.parquet",
+            imageset=BENCHMARK_IMAGESETS[wc.benchmark],
+        ),
+        model=model_inputs,
+    output:
+        scores="results/scores/{model}/{benchmark}.parquet",
+        json="results/metrics/{model}/{benchmark}.json",
+        csv="results/metrics/{model}/{benchmark}.csv",
+    log:
+        "logs/metrics/{model}/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=CHOICE_BENCHMARK_PATTERN,
+        model=union(PAIR_MODELS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=config["compute"]["gpus"],
+        runtime=240,
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+        pair_options=lambda wc: (
+            {"kind": MODEL_ENTRIES[wc.model]["pair_score"]}
+            if "pair_score" in MODEL_ENTRIES[wc.model]
+            else {}
+        ),
+        batch_size=config["embed"].get("pair_batch_size", 64),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+    script:
+        "../scripts/score_pairs_and_metrics.py"
 
 
 rule retrieval_metrics:

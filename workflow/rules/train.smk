@@ -18,6 +18,11 @@ rule train_clip:
         runtime=120,
     params:
         run=lambda wc: RUNS[wc.run],
+        init_entry=lambda wc: (
+            model_entry(RUNS[wc.run]["init_model"])
+            if "init_model" in RUNS[wc.run]
+            else {}
+        ),
         # Not outputs: they must survive a killed job so that a rerun resumes from them.
         resume=lambda wc: f"results/checkpoints/{wc.run}/resume_state.pt",
         epoch_dir=lambda wc: f"results/checkpoints/{wc.run}/epochs",

@@ -6,6 +6,8 @@ from vlcomp.report.tables import read_results
 
 with job_log(snakemake.log[0]) as log:
     results = read_results(snakemake.input)
-    values = aro_radar_values(results, snakemake.params.get("groups"))
+    p = snakemake.params
+    values = aro_radar_values(results, p.get("groups"), p.get("compositional"),
+                              p.get("downstream"))
     radar_plot(values, snakemake.output.png, title=snakemake.params.get("title"))
     log.info("\n%s", values)

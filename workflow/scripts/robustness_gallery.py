@@ -1,4 +1,5 @@
-"""One retrieval gallery: the first N test images, every caption a query, at a granularity."""
+"""One retrieval gallery: the first N test images of its dataset, every caption a query, at a
+granularity (world galleries only)."""
 
 import pandas as pd
 
@@ -16,7 +17,7 @@ with job_log(snakemake.log[0]) as log:
                          f"split has {len(test)} (config benchmarks.robustness.galleries)")
     image_ids = sorted(test.image_id)[:n]
     captions = pd.read_parquet(snakemake.input.captions)
-    scenes = read_scenes(snakemake.input.scenes)
+    scenes = read_scenes(snakemake.input.scenes) if hasattr(snakemake.input, "scenes") else None
     granularity = spec.get("granularity", "original")
     queries = gallery_queries(captions[captions.split == "test"], image_ids, scenes, granularity)
     if granularity != "original":

@@ -31,8 +31,8 @@ with job_log(snakemake.log[0]) as log:
         records += evaluate_gallery(
             gallery, image_ids, queries, model, relevance,
             perturbed=perturbed if chosen else None,
-            image_conditions=p.image_conditions if chosen else (),
-            clean_imageset=p.clean_imageset,
+            image_conditions=p.image_conditions.get(gallery, ()) if chosen else (),
+            clean_imageset=p.gallery_imagesets[gallery],
         )
         log.info("%s: %d images, %d queries; clean %s", gallery, len(image_ids), len(queries),
                  next(r for r in records if r["gallery"] == gallery))

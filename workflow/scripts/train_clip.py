@@ -1,6 +1,6 @@
-"""Train one run: pretraining from scratch, or fine-tuning a trained run (CLIP-FT, NegCLIP,
-TROHN-Text, TROHN-Img) with its hard negatives; the best epoch by validation R@1 becomes
-model.pt."""
+"""Train one run: pretraining from scratch, or fine-tuning a trained run or a pretrained
+open_clip model (CLIP-FT, NegCLIP, TROHN-Text, TROHN-Img) with its hard negatives; the best
+epoch by validation R@1 becomes model.pt."""
 
 import shutil
 from pathlib import Path
@@ -10,8 +10,14 @@ import torch
 
 from vlcomp.io import write_json
 from vlcomp.jobs import job_log
-from vlcomp.models.checkpoint import load_checkpoint, save_checkpoint
-from vlcomp.models.world_clip import build_world_clip, count_parameters, world_tokenizer
+from vlcomp.models.checkpoint import load_checkpoint, save_checkpoint, save_state_dict
+from vlcomp.models.open_clip_family import OpenClipScorer
+from vlcomp.models.world_clip import (
+    build_world_clip,
+    count_parameters,
+    world_tokenizer,
+    world_transform,
+)
 from vlcomp.train.clip_trainer import TrainConfig, train_clip
 from vlcomp.train.data import (
     align_negatives,
@@ -21,6 +27,7 @@ from vlcomp.train.data import (
     negatives_by_caption,
     neighbour_indices,
 )
+from vlcomp.train.image_bank import FileImages
 
 with job_log(snakemake.log[0]) as log:
     run = snakemake.params.run
@@ -40,15 +47,34 @@ with job_log(snakemake.log[0]) as log:
         instances = pd.read_parquet(snakemake.input.instances)
         keep = (captions.split != "train") | captions.caption_id.isin(instances.caption_id)
         captions = captions[keep]
-    train = load_split(images, captions, "train", drop_uncaptioned=True)
-    val = load_split(images, captions, "val", drop_uncaptioned=True)
+    # a pretrained open_clip model (real data) reads images from disk batch by batch
+    pretrained = "init_model" in run
+    train = load_split(images, captions, "train", drop_uncaptioned=True,
+                       read_images=not pretrained)
+    val = load_split(images, captions, "val", drop_uncaptioned=True, read_images=not pretrained)
     torch.manual_seed(cfg.seed)
-    if "init" in run:
+    if pretrained:
+        entry = snakemake.params.init_entry
+        if entry["family"] == "checkpoint":  # one of our checkpoints, e.g. a world CLIP
+            model, model_cfg = load_checkpoint(entry["path"])
+            preprocess, tokenizer = world_transform(model_cfg), world_tokenizer(model_cfg)
+        else:
+            scorer = OpenClipScorer(run["init_model"], entry, "cpu")
+            model, preprocess, tokenizer = scorer.model, scorer.preprocess, scorer.tokenizer
+            model_cfg = None
+        workers = max(1, snakemake.params.threads)
+        train.images = FileImages(train.images, preprocess, workers)
+        val.images = FileImages(val.images, preprocess, workers)
+        log.info("fine-tuning %s from %s (%s)", cfg.objective, run["init_model"],
+                 entry.get("pretrained", entry.get("path")))
+    elif "init" in run:
         model, model_cfg = load_checkpoint(snakemake.input.init)
+        tokenizer = world_tokenizer(model_cfg)
         log.info("fine-tuning %s from %s", cfg.objective, snakemake.input.init)
     else:
         model_cfg = run["model"]
         model = build_world_clip(model_cfg)
+        tokenizer = world_tokenizer(model_cfg)
     model = model.to(snakemake.params.device)
     hard = {}
     if hasattr(snakemake.input, "negatives"):
@@ -71,12 +97,16 @@ with job_log(snakemake.log[0]) as log:
     log.info("model: %d parameters; %d train images", count_parameters(model), len(train.images))
     epoch_dir = Path(snakemake.params.epoch_dir)
     result = train_clip(
-        model, train.images, train.captions, world_tokenizer(model_cfg), cfg,
+        model, train.images, train.captions, tokenizer, cfg,
         val_images=val.images, val_captions=finest_captions(val.captions),
         log_path=snakemake.output.log_csv, resume_path=snakemake.params.resume,
         epoch_dir=epoch_dir, **hard,
     )
-    save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg), result.best_epoch)
+    if model_cfg is None:  # an open_clip state dict, read back by the open_clip family
+        save_state_dict(snakemake.output.model, model.cpu())
+    else:
+        save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg),
+                        result.best_epoch)
     best = next((r for r in result.rows if r["epoch"] == result.best_epoch), {})
     write_json({"best_epoch": result.best_epoch, "epochs": cfg.epochs,
                 **{k: v for k, v in best.items() if k.startswith("val_")}}, snakemake.output.val)

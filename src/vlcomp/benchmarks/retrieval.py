@@ -38,12 +38,15 @@ def regranulate(spec: CaptionSpec, scene: Scene, granularity: str) -> CaptionSpe
 
 
 def gallery_queries(
-    captions: pd.DataFrame, image_ids: list[str], scenes: Mapping[str, Scene],
+    captions: pd.DataFrame, image_ids: list[str], scenes: Mapping[str, Scene] | None = None,
     granularity: str = "original",
 ) -> pd.DataFrame:
     """Every caption of every gallery image as a query (COCO/Flickr-style galleries with
-    several captions per image), at the given granularity. Columns: query_id (the caption
-    id), image_id, text, template."""
+    several captions per image), at the given granularity (other than ``original`` only for
+    world captions, with their scenes). Columns: query_id (the caption id), image_id, text,
+    template (empty for real captions)."""
+    if granularity != "original" and scenes is None:
+        raise ValueError(f"granularity {granularity!r} needs the world's scenes")
     wanted = set(image_ids)
     caps = captions[captions.image_id.isin(wanted)]
     missing = wanted - set(caps.image_id)
@@ -53,14 +56,15 @@ def gallery_queries(
     rank = {image_id: k for k, image_id in enumerate(image_ids)}
     caps = caps.assign(_rank=caps.image_id.map(rank)).sort_values(
         ["_rank", "caption_id"], kind="stable")
-    texts = [
-        str(t) if granularity == "original"
-        else render_caption(regranulate(CaptionSpec.from_json(spec), scenes[i], granularity))
-        for t, spec, i in zip(caps.text, caps.spec, caps.image_id, strict=True)
-    ]
+    if granularity == "original":
+        texts = [str(t) for t in caps.text]
+    else:
+        texts = [render_caption(regranulate(CaptionSpec.from_json(spec), scenes[i], granularity))
+                 for spec, i in zip(caps.spec, caps.image_id, strict=True)]
     return pd.DataFrame({
         "query_id": caps.caption_id.astype(str).to_list(), "image_id": caps.image_id.to_list(),
-        "text": texts, "template": caps.template.to_list(),
+        "text": texts,
+        "template": caps.template.to_list() if "template" in caps else [""] * len(caps),
     })
 
 

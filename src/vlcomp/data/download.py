@@ -141,3 +141,14 @@ def extract_zip(archive: str | Path, dest_dir: str | Path) -> Path:
         raise
     tmp.rename(dest_dir)
     return dest_dir
+
+
+def check_manual_download(folder: str | Path, pattern: str, count: int, instructions: str) -> int:
+    """Count the files matching ``pattern`` in a manually downloaded ``folder``; fewer than
+    ``count`` is an error that says where the files come from and where they go."""
+    folder = Path(folder)
+    found = sum(1 for _ in folder.glob(pattern)) if folder.is_dir() else 0
+    if found < count:
+        raise DownloadError(f"{folder}: {found} files match {pattern!r}, expected {count}. "
+                            f"This dataset cannot be downloaded automatically: {instructions}")
+    return found

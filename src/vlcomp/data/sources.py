@@ -16,6 +16,8 @@ SUGARCREPE_COMMIT = "0047054"  # the snapshot the reference notes describe (7,51
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"
+COCO = "http://images.cocodataset.org"
+HUB = "https://huggingface.co"
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,16 @@ class RemoteFile:
 
 
 @dataclass(frozen=True)
+class ManualCheck:
+    """How to check a manual download: at least ``count`` files match ``pattern`` in
+    ``resources/{folder}``."""
+
+    folder: str
+    pattern: str
+    count: int
+
+
+@dataclass(frozen=True)
 class Source:
     """A dataset or model the paper configuration uses."""
 
@@ -37,6 +49,7 @@ class Source:
     files: tuple[RemoteFile, ...] = ()
     hub_id: str | None = None
     manual: str | None = None
+    check: ManualCheck | None = None
     notes: str = ""
     licence: str = ""
     tags: tuple[str, ...] = field(default_factory=tuple)
@@ -44,32 +57,42 @@ class Source:
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source(
-        "coco2014_val", files=(RemoteFile("coco/val2014.zip",
-                                          "http://images.cocodataset.org/zips/val2014.zip",
-                                          unpack_to="coco/2014"),),
+        "coco2014_val", files=(RemoteFile("coco/val2014.zip", f"{COCO}/zips/val2014.zip",
+                                          unpack_to="coco/2014_val"),),
         notes="Karpathy val/test, COCO-Order, BISON and the FG captions use val2014 images.",
         licence="COCO terms of use (CC BY 4.0 annotations; images from Flickr)"),
     Source(
-        "coco2017_val", files=(RemoteFile("coco/val2017.zip",
-                                          "http://images.cocodataset.org/zips/val2017.zip",
-                                          unpack_to="coco/2017"),),
+        "coco2014_train", files=(RemoteFile("coco/train2014.zip", f"{COCO}/zips/train2014.zip",
+                                            unpack_to="coco/2014_train"),),
+        notes="Karpathy train images (NegCLIP / CLIP-FT fine-tuning); restval is in val2014.",
+        licence="COCO terms of use"),
+    Source(
+        "coco2014_captions", files=(RemoteFile(
+            "coco/annotations_trainval2014.zip",
+            f"{COCO}/annotations/annotations_trainval2014.zip",
+            unpack_to="coco/annotations2014"),),
+        notes="captions_val2014.json: BISON's caption_id refers to it."),
+    Source(
+        "coco2017_val", files=(RemoteFile("coco/val2017.zip", f"{COCO}/zips/val2017.zip",
+                                          unpack_to="coco/2017_val"),),
         notes="SugarCrepe's images.", licence="COCO terms of use"),
     Source(
         "coco2017_captions", files=(RemoteFile(
             "coco/annotations_trainval2017.zip",
-            "http://images.cocodataset.org/annotations/annotations_trainval2017.zip",
+            f"{COCO}/annotations/annotations_trainval2017.zip",
             unpack_to="coco/annotations2017"),),
         notes="captions_train2017.json: the source of TROHN-Text / TROHN-Img captions."),
     Source(
         "karpathy_blip", files=tuple(
             RemoteFile(f"karpathy/{name}.json", f"{BLIP_KARPATHY}/{name}.json")
             for name in ("coco_karpathy_train", "coco_karpathy_val", "coco_karpathy_test",
-                         "flickr30k_val", "flickr30k_test")),
+                         "flickr30k_train", "flickr30k_val", "flickr30k_test")),
         notes="BLIP's Karpathy split files (ARO's Order and retrieval use val/test)."),
     Source(
         "flickr30k_images",
         manual=("Flickr30k images need the form at https://forms.illinois.edu/sec/229675; "
                 "unpack flickr30k-images/ into resources/flickr30k/ (31,783 JPEGs)."),
+        check=ManualCheck("flickr30k", "flickr30k-images/*.jpg", 31783),
         licence="Flickr30k terms (research only, by request)"),
     Source(
         "aro_vg", files=(
@@ -104,10 +127,18 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
         "negclip", files=(RemoteFile("models/negclip.pt",
                                      gdrive_url("1ooVVPxB-tvptgmHlIMMFGV3Cg-IrhbRZ")),),
         notes="ViT-B-32 fine-tuned with NegCLIP; build with ViT-B-32-quickgelu."),
-    Source("clip_coco", hub_id="imirandam/CLIP_COCO", notes="best_CLIP_COCO_9.pt"),
-    Source("clip_trohn_text", hub_id="imirandam/CLIP_TROHN-Text"),
-    Source("clip_trohn_img", hub_id="imirandam/CLIP_TROHN-Img",
-           notes="best_CLIP_TROHN-Img_9.pt"),
+    Source("clip_coco", hub_id="imirandam/CLIP_COCO", files=(RemoteFile(
+        "models/clip_coco.pt", f"{HUB}/imirandam/CLIP_COCO/resolve/main/best_CLIP_COCO_9.pt"),),
+        notes="BiVLC's CLIP fine-tuned on COCO 2017 (open_clip state dict, ViT-B-32)."),
+    Source("clip_trohn_text", hub_id="imirandam/CLIP_TROHN-Text", files=(RemoteFile(
+        "models/clip_trohn_text.pt",
+        f"{HUB}/imirandam/CLIP_TROHN-Text/resolve/main/best_CLIP_TROHN-Text_9.pt"),),
+        notes="file name by analogy with the other two (not listed in the reference notes): "
+              "check the hub page if the download 404s"),
+    Source("clip_trohn_img", hub_id="imirandam/CLIP_TROHN-Img", files=(RemoteFile(
+        "models/clip_trohn_img.pt",
+        f"{HUB}/imirandam/CLIP_TROHN-Img/resolve/main/best_CLIP_TROHN-Img_9.pt"),),
+        notes="BiVLC's CLIP fine-tuned with generated hard negative images."),
     Source("sdxl_base", hub_id="stabilityai/stable-diffusion-xl-base-1.0",
            notes="variant fp16; UNet replaced by mhdang/dpo-sdxl-text2image-v1"),
     Source("sdxl_dpo_unet", hub_id="mhdang/dpo-sdxl-text2image-v1", notes="subfolder unet"),
@@ -134,3 +165,8 @@ def resolve_url(url: str, mirrors: dict[str, str] | None = None) -> str:
         if url.startswith(prefix):
             return mirrors[prefix] + url[len(prefix):]
     return url
+
+
+def manual_checks() -> dict[str, tuple[ManualCheck, str]]:
+    """Manual downloads by folder under ``resources/``: the check and the instructions."""
+    return {s.check.folder: (s.check, s.manual or "") for s in SOURCES.values() if s.check}

@@ -88,6 +88,13 @@ def save_checkpoint(
         torch.save(payload, tmp)
 
 
+def save_state_dict(path: str | os.PathLike, model: torch.nn.Module) -> None:
+    """Write a model's plain state dict atomically (fine-tuned open_clip models: the
+    open_clip family loads it back with ``pretrained: <path>``)."""
+    with atomic_path(path) as tmp:
+        torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, tmp)
+
+
 def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     """Read and validate a `vlcomp-clip-v1` checkpoint dict (no model is built)."""
     path = Path(path)

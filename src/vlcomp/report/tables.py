@@ -534,8 +534,10 @@ BISON_COLUMNS = {
 
 
 def bison_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
-    """BISON accuracy overall (first column), then per caption template of the query."""
+    """BISON accuracy overall (first column), then per caption template of the query (world
+    captions only: templates no model has, e.g. all of them for BISON's release, are left out)."""
     table = sugarcrepe_table(results, "bison", BISON_COLUMNS, "Accuracy", groups)
+    table = table.dropna(axis=1, how="all")
     first = [c for c in table.columns if c in ("Accuracy", "Accuracy std")]
     return table[first + [c for c in table.columns if c not in first]]
 

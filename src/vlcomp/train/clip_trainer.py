@@ -20,8 +20,9 @@ from tqdm import tqdm
 
 from vlcomp.io import atomic_path
 from vlcomp.models.text_trim import encode_text
-from vlcomp.models.world_clip import image_layout, images_to_tensor
+from vlcomp.models.world_clip import image_layout
 from vlcomp.train.batches import BatchComposer
+from vlcomp.train.image_bank import FileImages, as_pixels, concat_pixels
 from vlcomp.train.losses import hard_negative_text_loss
 
 Tokenizer = Callable[[list[str]], torch.Tensor]
@@ -241,11 +242,11 @@ def save_epoch_weights(epoch_dir: str | os.PathLike, epoch: int, model: Any) -> 
 
 def train_clip(
     model: Any,
-    images: np.ndarray,
+    images: np.ndarray | FileImages,
     captions: Sequence[Sequence[str]],
     tokenizer: Tokenizer,
     cfg: TrainConfig,
-    val_images: np.ndarray | None = None,
+    val_images: np.ndarray | FileImages | None = None,
     val_captions: Sequence[Sequence[str]] | None = None,
     log_path: str | os.PathLike | None = None,
     resume_path: str | os.PathLike | None = None,
@@ -256,6 +257,9 @@ def train_clip(
     generated_images: np.ndarray | None = None,
 ) -> TrainResult:
     """Train `model` in place with the objective ``cfg.objective`` (see `vlcomp.train.batches`).
+
+    ``images`` (and ``val_images``) are (N, H, W, 3) uint8 arrays held in memory (the world)
+    or `FileImages` decoded batch by batch with the model's own transform (real datasets).
 
     ``negatives`` (per image, per caption, a list of negative captions) serve ``negclip`` and
     ``trohn_text``; ``neighbours`` (per image, row indices of its hard images) ``negclip``;
@@ -287,14 +291,14 @@ def train_clip(
         device = next(model.parameters()).device
         layout = image_layout(model)
         model.to(memory_format=layout)
-        pixels = images_to_tensor(images)
+        pixels = as_pixels(images)
         if generated_images is not None and len(generated_images):
-            pixels = torch.cat([pixels, images_to_tensor(generated_images)])
+            pixels = concat_pixels(pixels, as_pixels(generated_images))
         tokens, offsets, counts = tokenize_captions(captions, tokenizer)
         composer = BatchComposer(cfg.objective, counts, tokenizer, negatives, neighbours,
                                  negative_images, n_images=len(images))
         if has_val:
-            val_pixels = images_to_tensor(val_images)
+            val_pixels = as_pixels(val_images)
             val_tokens = tokenizer([caps[0] for caps in val_captions])
         optimizer = make_optimizer(model, cfg)
         total = cfg.epochs * steps_per_epoch(len(images), cfg.batch_size)

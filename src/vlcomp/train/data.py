@@ -12,7 +12,8 @@ from PIL import Image
 
 @dataclass
 class SplitData:
-    """One split: images (N, H, W, 3) uint8 and, per image, its captions and their ids."""
+    """One split: images (N, H, W, 3) uint8 (or, unread, their paths) and, per image, its
+    captions and their ids."""
 
     image_ids: list[str]
     images: np.ndarray
@@ -21,12 +22,14 @@ class SplitData:
 
 
 def load_split(
-    images: pd.DataFrame, captions: pd.DataFrame, split: str, drop_uncaptioned: bool = False
+    images: pd.DataFrame, captions: pd.DataFrame, split: str, drop_uncaptioned: bool = False,
+    read_images: bool = True,
 ) -> SplitData:
     """Images of ``split`` in ``image_id`` order with their captions (file order kept).
 
     Images without captions are an error, or are left out with ``drop_uncaptioned`` (when
-    captions were filtered, e.g. to some templates).
+    captions were filtered, e.g. to some templates). With ``read_images=False`` the images
+    are not opened: ``images`` holds their paths (for `vlcomp.train.image_bank.FileImages`).
     """
     imgs = images[images.split == split].sort_values("image_id")
     caps = captions[captions.split == split]
@@ -40,14 +43,14 @@ def load_split(
     missing = [i for i in imgs.image_id if i not in groups]
     if missing:
         raise ValueError(f"split {split!r}: images without captions, e.g. {missing[:3]}")
-    arrays = []
-    for path in imgs.path:
-        with Image.open(path) as img:
-            arrays.append(np.asarray(img.convert("RGB"), dtype=np.uint8))
     ids = [str(i) for i in imgs.image_id]
+    if read_images:
+        pixels = load_images(imgs.path.tolist())
+    else:
+        pixels = np.asarray(imgs.path.astype(str).tolist(), dtype=object)
     return SplitData(
         image_ids=ids,
-        images=np.stack(arrays),
+        images=pixels,
         captions=[[str(t) for t in groups[i].text] for i in ids],
         caption_ids=[[str(c) for c in groups[i].caption_id] for i in ids],
     )

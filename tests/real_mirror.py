@@ -1,0 +1,147 @@
+"""A miniature copy of the papers' download sites, in the released file formats, served to
+the download rules through ``file://`` mirrors (``downloads.mirrors``).
+
+`build_mirror` writes COCO 2014/2017 image zips, the 2014 captions zip, BLIP's Karpathy JSONs,
+SugarCrepe's seven JSONs, ARO's VG JSONs + image zip (Google Drive ids) and BISON's
+annotations; `paper_like_config` is config/paper.yaml cut down to them, with tiny models.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from vlcomp.data.download import gdrive_url
+from vlcomp.data.sources import BLIP_KARPATHY, COCO, SOURCES, SUGARCREPE_COMMIT
+
+COLOURS = ["red", "blue", "green", "yellow", "white", "black"]
+NOUNS = ["dog", "cat", "car", "horse", "table", "bench"]
+PLACES = ["street", "grass", "beach", "kitchen"]
+BISON_PREFIX = ("https://raw.githubusercontent.com/facebookresearch/binary-image-selection/"
+                "master/annotations")
+SUGARCREPE_PREFIX = f"https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/{SUGARCREPE_COMMIT}/data"
+GDRIVE_PREFIX = gdrive_url("").split("id=")[0] + "id="
+
+
+def _jpeg(seed: int) -> bytes:
+    """A 48x48 image of two coloured blocks (deterministic per seed)."""
+    rng = np.random.default_rng(seed)
+    pixels = np.zeros((48, 48, 3), dtype=np.uint8)
+    pixels[:, :24] = rng.integers(0, 256, 3)
+    pixels[:, 24:] = rng.integers(0, 256, 3)
+    from io import BytesIO
+
+    out = BytesIO()
+    Image.fromarray(pixels).save(out, format="JPEG", quality=90)
+    return out.getvalue()
+
+
+def _zip(path: Path, members: dict[str, bytes]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+
+
+def _captions(rng: np.random.Generator, n: int) -> list[str]:
+    out = []
+    for _ in range(n):
+        a, b = rng.choice(COLOURS, 2, replace=False)
+        x, y = rng.choice(NOUNS, 2, replace=False)
+        place = rng.choice(PLACES)
+        out.append(f"A {a} {x} next to a {b} {y} on the {place}.")
+    return out
+
+
+def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
+    """Write the mirror under ``root``; returns ``downloads.mirrors`` (URL prefix -> file://)."""
+    rng = np.random.default_rng(seed)
+    coco, karpathy = root / "coco", root / "karpathy"
+    karpathy.mkdir(parents=True, exist_ok=True)
+    # Karpathy COCO: 24 train2014 + 8 restval (val2014) train images, 6 val, 12 test
+    train = [f"train2014/COCO_train2014_{i:012d}.jpg" for i in range(1, 25)]
+    restval = [f"val2014/COCO_val2014_{i:012d}.jpg" for i in range(101, 109)]
+    val = [f"val2014/COCO_val2014_{i:012d}.jpg" for i in range(201, 207)]
+    test = [f"val2014/COCO_val2014_{i:012d}.jpg" for i in range(301, 313)]
+    caps = {name: _captions(rng, 5) for name in train + restval + val + test}
+    (karpathy / "coco_karpathy_train.json").write_text(json.dumps([
+        {"caption": c, "image": name, "image_id": f"coco_{Path(name).stem[-6:]}"}
+        for name in train + restval for c in caps[name]]))
+    for split, names in (("val", val), ("test", test)):
+        (karpathy / f"coco_karpathy_{split}.json").write_text(json.dumps(
+            [{"image": name, "caption": caps[name]} for name in names]))
+    images = {name: _jpeg(k) for k, name in enumerate(train + restval + val + test)}
+    _zip(coco / "zips" / "train2014.zip", {n: d for n, d in images.items() if "train2014" in n})
+    val2014 = {n: d for n, d in images.items() if n.startswith("val2014/")}
+    # BISON: pairs of test images, the caption is the first one of the true image
+    annotations = []
+    bison = []
+    for k in range(0, len(test), 2):
+        a, b = test[k], test[k + 1]
+        true = a if k % 4 == 0 else b
+        caption_id = 1000 + k
+        annotations.append({"id": caption_id, "image_id": int(Path(true).stem[-12:]),
+                            "caption": caps[true][0]})
+        bison.append({"bison_id": k // 2, "caption_id": caption_id,
+                      "true_image_id": int(Path(true).stem[-12:]),
+                      "image_candidates": [
+                          {"image_id": int(Path(n).stem[-12:]), "image_filename": Path(n).name}
+                          for n in (a, b)]})
+    _zip(coco / "zips" / "val2014.zip", val2014)
+    _zip(coco / "annotations" / "annotations_trainval2014.zip", {
+        "annotations/captions_val2014.json": json.dumps({"annotations": annotations})})
+    (root / "bison").mkdir(exist_ok=True)
+    (root / "bison" / "bison_annotations.cocoval2014.json").write_text(json.dumps(
+        {"info": {"source": "coco", "split": "val2014"}, "data": bison}))
+    # SugarCrepe: 2 items per subset on val2017 images
+    sugar, val2017 = root / "sugarcrepe", {}
+    sugar.mkdir(exist_ok=True)
+    for s, subset in enumerate(("add_att", "add_obj", "replace_att", "replace_obj",
+                                "replace_rel", "swap_att", "swap_obj")):
+        entries = {}
+        for key in range(2):
+            filename = f"{10 * s + key + 1:012d}.jpg"
+            val2017[f"val2017/{filename}"] = _jpeg(500 + 10 * s + key)
+            positive, negative = _captions(rng, 2)
+            entries[str(key)] = {"filename": filename, "caption": positive,
+                                 "negative_caption": negative}
+        (sugar / f"{subset}.json").write_text(json.dumps(entries))
+    _zip(coco / "zips" / "val2017.zip", val2017)
+    # ARO: VG-Relation / VG-Attribution JSONs and images/ in the zip, by Google Drive id
+    gdrive = root / "gdrive"
+    gdrive.mkdir(exist_ok=True)
+    ids = {Path(f.path).name: f.url.split("id=")[1].split("&")[0]
+           for f in SOURCES["aro_vg"].files}
+    relation, attribution, vg = [], [], {}
+    for k in range(6):
+        vg[f"images/{2315 + k}.jpg"] = _jpeg(900 + k)
+        box = {"image_path": f"{2315 + k}.jpg", "bbox_x": 2, "bbox_y": 3, "bbox_w": 30,
+               "bbox_h": 28}
+        x, y = NOUNS[k % 3], NOUNS[3 + k % 3]
+        relation.append({**box, "true_caption": f"the {x} is on the {y}",
+                         "false_caption": f"the {y} is on the {x}",
+                         "relation_name": ["on", "behind"][k % 2]})
+        attribution.append({**box, "true_caption": f"the white {x} and the black {y}",
+                            "false_caption": f"the black {x} and the white {y}",
+                            "attributes": ["white", "black"]})
+    for name, data in (("visual_genome_relation.json", relation),
+                       ("visual_genome_attribution.json", attribution)):
+        (gdrive / (ids[name] + "&export=download&confirm=t")).write_text(json.dumps(data))
+    zip_name = ids["vgr_vga_images.zip"] + "&export=download&confirm=t"
+    _zip(gdrive / zip_name, vg)
+    return {
+        COCO: coco.as_uri(),
+        BLIP_KARPATHY: karpathy.as_uri(),
+        SUGARCREPE_PREFIX: sugar.as_uri(),
+        BISON_PREFIX: (root / "bison").as_uri(),
+        GDRIVE_PREFIX: gdrive.as_uri() + "/",
+    }
+
+
+def caption_words() -> list[str]:
+    """Every word the mirror's captions use (a tiny BLIP's vocabulary)."""
+    return ["a", "the", "next", "to", "on", "is", "and", ".", *COLOURS, *NOUNS, *PLACES]

