@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any
@@ -11,35 +13,97 @@ import pandas as pd
 import yaml
 
 COLUMNS = ["row", "column", "published", "reproduced", "difference", "source"]
+# Reproduced table (``results/tables/{key}.csv``) -> the paper and published tables it is
+# compared with (``results/tables/{key}_vs_published.*``).
+COMPARED = {
+    "aro/aro": ("aro", ["aro"]),
+    "aro/table2": ("aro", ["table2"]),
+    "aro/table6": ("aro", ["table6"]),
+    "robustness/aro_table3": ("aro", ["table3"]),
+    "robustness/aro_table4": ("aro", ["table4"]),
+    "bivlc/table2": ("bivlc", ["table2"]),
+    "bivlc/table3": ("bivlc", ["table3"]),
+    "bivlc/table4": ("bivlc", ["table4"]),
+    "bivlc/table6": ("bivlc", ["table6"]),
+    "bison/bison": ("bison", ["table3", "table4"]),
+    "sugarcrepe/sugarcrepe": ("sugarcrepe", ["sugarcrepe"]),
+}
+# The world's tables name ARO's order and retrieval tasks without a dataset: they stand for
+# the COCO ones (the world's captions are COCO-like), as the paper configuration labels them.
+WORLD_ALIASES = {
+    "COCO-Order": "Order",
+    "COCO-Order std": "Order std",
+    "COCO Retrieval I2T R@1": "Retrieval I2T R@1",
+    "COCO Retrieval T2I R@1": "Retrieval T2I R@1",
+}
 
 
-def load_published(paper: str | None = None, table: str | None = None) -> list[dict[str, Any]]:
-    """Records ``{paper, table, rows: {row: value}, column, source}``, optionally filtered."""
+def load_published(
+    paper: str | None = None, table: str | Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Records ``{paper, table, rows: {row: value}, column, source}``, optionally filtered by
+    paper and by one table id or several (e.g. BISON's ``["table3", "table4"]``)."""
+    tables = {table} if isinstance(table, str) else None if table is None else set(table)
+    return [copy.deepcopy(r) for r in _records()
+            if (paper is None or r["paper"] == paper) and (tables is None or r["table"] in tables)]
+
+
+@functools.cache
+def _records() -> tuple[dict[str, Any], ...]:
+    """``published.yaml`` parsed once (libyaml's safe loader where installed)."""
     text = resources.files("vlcomp.report").joinpath("published.yaml").read_text("utf-8")
-    records = yaml.safe_load(text)
-    return [r for r in records
-            if (paper is None or r["paper"] == paper) and (table is None or r["table"] == table)]
+    return tuple(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+
+
+def published_tables() -> list[tuple[str, str]]:
+    """Every ``(paper, table)`` with published records, in file order."""
+    return list(dict.fromkeys((r["paper"], r["table"]) for r in load_published()))
 
 
 def models_as_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """Our tables with models as rows (ARO Table 6 has tasks as rows: transpose it)."""
-    if "task" in (table.index.names or []):
-        flat = table.droplevel([n for n in table.index.names if n != "task"])
+    """Our tables with models as rows, as the records have them.
+
+    * ARO Table 6 (``(section, task)`` rows) and ARO Table 2 (``relation`` rows) have tasks
+      as rows: transposed.
+    * Robustness tables (`vlcomp.report.robustness`: ``(gallery, "strategy / model")`` rows,
+      level ``row``) get one flat row label ``"gallery / strategy / model"``; read from csv
+      with one index column (``row`` then a column) they are flattened the same way.
+    """
+    names = list(table.index.names or [])
+    if "task" in names:
+        flat = table.droplevel([n for n in names if n != "task"])
         return flat.T
+    if names == ["relation"]:
+        return table.T
+    if table.index.nlevels > 1 and names[-1] == "row":
+        out = table.copy()
+        out.index = pd.Index([" / ".join(map(str, key)) for key in table.index], name="row")
+        return out
+    if table.index.nlevels == 1 and "row" in table.columns:
+        out = table.drop(columns="row")
+        out.index = pd.Index([f"{section} / {row}" for section, row in
+                              zip(table.index, table["row"], strict=True)], name="row")
+        return out
     return table
 
 
-def side_by_side(ours: pd.DataFrame, records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def side_by_side(
+    ours: pd.DataFrame, records: Sequence[dict[str, Any]],
+    aliases: dict[str, str] | None = None,
+) -> pd.DataFrame:
     """One row per published cell, grouped by model: published value, ours (NaN where we have
-    no such row or column), their difference, and where the published value was read."""
+    no such row or column), their difference, and where the published value was read.
+    ``aliases`` maps a published column to ours where the names differ (`WORLD_ALIASES`)."""
     ours = models_as_rows(ours)
+    aliases = aliases or {}
     rows = []
     for record in records:
         column = record["column"]
+        mine_column = column if column in ours.columns else aliases.get(column, column)
         for row, value in record["rows"].items():
             mine = np.nan
-            if row in ours.index and column in ours.columns:
-                mine = float(ours.loc[row, column])
+            if row in ours.index and mine_column in ours.columns:
+                mine = float(ours.loc[row, mine_column])
             rows.append({"row": row, "column": column, "published": float(value),
                          "reproduced": mine, "difference": mine - float(value),
                          "source": record["source"]})
