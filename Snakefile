@@ -7,7 +7,7 @@
 # configuration must not inherit the synthetic world's models and runs).
 if not workflow.overwrite_configfiles:
 
-    configfile: "config/config.yaml"
+    configfile: f"{workflow.basedir}/config/config.yaml"
 
 
 include: "workflow/rules/common.smk"

@@ -110,6 +110,9 @@ def _check_datasets(config: dict[str, Any]) -> None:
              for g, spec in benchmarks.get("robustness", {}).get("galleries", {}).items()]
     refs += [(f"train.{r}.dataset", run.get("dataset", "world"))
              for r, run in config.get("train", {}).items()]
+    if "trohn_img" in config.get("generation", {}):
+        refs.append(("generation.trohn_img.dataset",
+                     config["generation"]["trohn_img"].get("dataset", "world")))
     refs += [(f"benchmarks.{b}.source", "world") for b in WORLD_SOURCED
              if b in benchmarks and benchmark_source(config, b) == "world"]
     for key, name in refs:

@@ -23,6 +23,8 @@ from vlcomp.data.sources import (  # noqa: E402
     remote_files,
     resolve_url,
 )
+from vlcomp.report.published import COMPARED as PUBLISHED_FOR  # noqa: E402
+from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
 try:
@@ -121,6 +123,8 @@ ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 GENERATION = config.get("generation", {})
 GENERATED_SET_PATTERN = "|".join(GENERATION) or "(?!)"
 TROHN_IMG_SELECTION = GENERATION.get("trohn_img", {}).get("selection", {})
+# the caption dataset whose SugarCrepe-style negatives TROHN-Img selects and illustrates
+TROHN_IMG_DATASET = GENERATION.get("trohn_img", {}).get("dataset", "world")
 DETECTORS = config.get("detectors", {})
 BIVLC_NEGATIVES = config["benchmarks"].get("bivlc", {}).get("negatives", "rendered")
 BIVLC_IMAGESET = "bivlc_generated" if BIVLC_NEGATIVES == "generated" else "bivlc_world"
@@ -225,7 +229,7 @@ def generation_source(wildcards):
     """The captions a generated set is made for: SugarCrepe items or TROHN-Img's pairs."""
     if wildcards.genset == "bivlc":
         return "results/benchmarks/sugarcrepe.parquet"
-    return f"results/negatives/world/{wildcards.genset}.parquet"
+    return f"results/negatives/{TROHN_IMG_DATASET}/{wildcards.genset}.parquet"
 
 
 def filter_inputs(wildcards):
@@ -239,22 +243,25 @@ def filter_inputs(wildcards):
         inputs["scenes"] = "results/data/world/scenes.jsonl"
     model = block.get("filter", {}).get("model")
     if model:
-        inputs["images"] = (
-            "results/data/world/images.parquet"
-            if source_of("sugarcrepe") == "world"
-            else "results/imagesets/sugarcrepe.parquet"
-        )
+        inputs["images"] = sugarcrepe_imageset()
         inputs["model"] = model_files(model)
     return inputs
+
+
+def sugarcrepe_imageset():
+    """The natural images of the SugarCrepe items (the positives of BiVLC's generation)."""
+    return f"results/imagesets/{benchmark_imagesets('sugarcrepe')[0]}.parquet"
+
+
+def detector_imagesets():
+    """Images a detector embeds: TROHN-Img's natural images and the BiVLC benchmark's."""
+    sets = [f"{TROHN_IMG_DATASET}_train"] + BENCHMARK_IMAGESETS.get("bivlc", [])
+    return expand("results/imagesets/{imageset}.parquet", imageset=sets)
 
 
 def filter_model_entry(genset):
     model = GENERATION[genset].get("filter", {}).get("model")
     return model_entry(model) if model else {}
-
-
-def bivlc_negative_imageset():
-    return f"results/imagesets/{BIVLC_IMAGESET}.parquet"
 
 
 def bivlc_selection():
@@ -321,6 +328,10 @@ def metrics_files(benchmarks):
 
 
 ARO_BENCHMARKS = ["vg_relation", "vg_attribution"] + ORDER_BENCHMARKS
+# the world's Order / retrieval columns are compared with the papers' COCO ones
+PUBLISHED_ALIASES = (
+    WORLD_ALIASES if {"order", "world_retrieval"} & set(BENCHMARKS) else {}
+)
 DATASET_LABELS = {"world": "", "coco": "COCO", "flickr30k": "Flickr30k"}
 
 
@@ -372,18 +383,19 @@ def all_tables():
             "results/tables/bivlc/{table}.md",
             table=["table1", "table2", "table3", "table6"],
         )
-    if "bivlc" in GENERATION and BIVLC_NEGATIVES == "generated":
+    if (
+        "bivlc" in GENERATION
+    ):  # BiVLC's construction, also beside the released benchmark
         tables += [
             "results/tables/bivlc/filter.md",
             "results/figures/bivlc_generated_examples.png",
         ]
     if DETECTORS:
         tables += ["results/tables/bivlc/table4.md"]
-    published = {"aro/table6", "bivlc/table3", "bivlc/table4", "sugarcrepe/sugarcrepe"}
     tables += [
         t.replace(".md", "_vs_published.md")
         for t in list(tables)
-        if t.removeprefix("results/tables/").removesuffix(".md") in published
+        if t.removeprefix("results/tables/").removesuffix(".md") in PUBLISHED_FOR
     ]
     return tables
 

@@ -6,14 +6,14 @@ if "trohn_img" in GENERATION:
 
     rule trohn_img_negatives:
         input:
-            negatives="results/negatives/world/sugarcrepe.parquet",
-            captions="results/data/world/captions.parquet",
+            negatives=f"results/negatives/{TROHN_IMG_DATASET}/sugarcrepe.parquet",
+            captions=f"results/data/{TROHN_IMG_DATASET}/captions.parquet",
             model=lambda wc: model_files(TROHN_IMG_SELECTION["similarity_model"]),
         output:
-            selected="results/negatives/world/trohn_img.parquet",
-            report="results/negatives/world/trohn_img.json",
+            selected=f"results/negatives/{TROHN_IMG_DATASET}/trohn_img.parquet",
+            report=f"results/negatives/{TROHN_IMG_DATASET}/trohn_img.json",
         log:
-            "logs/negatives/world_trohn_img.log",
+            f"logs/negatives/{TROHN_IMG_DATASET}_trohn_img.log",
         conda:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]
@@ -97,11 +97,7 @@ if DETECTORS:
     rule train_detectors:
         input:
             instances="results/generated/trohn_img/instances.parquet",
-            images=[
-                "results/imagesets/world_train.parquet",
-                "results/imagesets/world_test.parquet",
-                bivlc_negative_imageset(),
-            ],
+            images=detector_imagesets(),
             bivlc="results/benchmarks/bivlc.parquet",
             sugarcrepe="results/benchmarks/sugarcrepe.parquet",
             model=model_inputs,

@@ -234,7 +234,7 @@ if GENERATION:
         input:
             instances="results/generated/bivlc/instances.parquet",
             manifest="results/generated/bivlc/manifest.parquet",
-            images="results/data/world/images.parquet",
+            images=sugarcrepe_imageset(),
         output:
             "results/figures/bivlc_generated_examples.png",
         log:
@@ -256,12 +256,14 @@ rule table_vs_published:
     log:
         "logs/report/{paper}_{table}_vs_published.log",
     wildcard_constraints:
-        paper="aro|bivlc|sugarcrepe",
-        table="table3|table4|table6|sugarcrepe",
+        paper=union({k.split("/")[0] for k in PUBLISHED_FOR}),
+        table=union({k.split("/")[1] for k in PUBLISHED_FOR}),
     conda:
         "../../envs/core.yaml"
     params:
-        paper=lambda wc: wc.paper,
-        table=lambda wc: wc.table,
+        paper=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][0],
+        tables=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][1],
+        index=lambda wc: [0, 1] if f"{wc.paper}/{wc.table}" == "aro/table6" else 0,
+        aliases=PUBLISHED_ALIASES,
     script:
         "../scripts/report_vs_published.py"

@@ -62,9 +62,6 @@ with job_log(snakemake.log[0]) as log:
             scorer = OpenClipScorer(run["init_model"], entry, "cpu")
             model, preprocess, tokenizer = scorer.model, scorer.preprocess, scorer.tokenizer
             model_cfg = None
-        workers = max(1, snakemake.params.threads)
-        train.images = FileImages(train.images, preprocess, workers)
-        val.images = FileImages(val.images, preprocess, workers)
         log.info("fine-tuning %s from %s (%s)", cfg.objective, run["init_model"],
                  entry.get("pretrained", entry.get("path")))
     elif "init" in run:
@@ -85,7 +82,7 @@ with job_log(snakemake.log[0]) as log:
         log.info("%d of %d training captions have a negative", with_neg, total)
     if instances is not None:
         # an epoch is a pass over the instances (BiVLC), not over the images
-        train, generated = instance_split(train, instances)
+        train, generated = instance_split(train, instances, read_images=not pretrained)
         hard.update(negatives=generated.captions, negative_images=generated.image_rows,
                     generated_images=generated.images)
         log.info("%d instances: generated negative images for %d training captions of %d "
@@ -94,6 +91,12 @@ with job_log(snakemake.log[0]) as log:
     if hasattr(snakemake.input, "pairs"):
         pairs = pd.read_parquet(snakemake.input.pairs)
         hard["neighbours"] = neighbour_indices(train.image_ids, pairs)
+    if pretrained:  # paths so far: decoded batch by batch with the model's own transform
+        workers = max(1, snakemake.params.threads)
+        train.images = FileImages(train.images, preprocess, workers)
+        val.images = FileImages(val.images, preprocess, workers)
+        if "generated_images" in hard:
+            hard["generated_images"] = FileImages(hard["generated_images"], preprocess, workers)
     log.info("model: %d parameters; %d train images", count_parameters(model), len(train.images))
     epoch_dir = Path(snakemake.params.epoch_dir)
     result = train_clip(

@@ -1,5 +1,6 @@
-"""Real caption datasets (COCO and Flickr30k Karpathy splits, optionally with FG captions) as
-the common tables ``images.parquet`` / ``captions.parquet`` of DESIGN §4.
+"""Real caption datasets (COCO and Flickr30k Karpathy splits, optionally with FG captions;
+COCO 2017 with COCO's caption files) as the common tables ``images.parquet`` /
+``captions.parquet`` of DESIGN §4.
 
 A dataset entry of ``config: datasets:`` names its source and which files make it; the rules
 turn it into `resources/` inputs (`dataset_files`) and the script into tables
@@ -14,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from vlcomp.data.coco_captions import read_coco_captions
 from vlcomp.data.fg_captions import substitute_fg
 from vlcomp.data.karpathy import SPLITS, read_blip
 
@@ -31,19 +33,30 @@ KARPATHY = {
         "fg": "fg/Flickr30K_FG_ann.json",
     },
 }
+# COCO 2017 with COCO's own caption files (BiVLC's CLIP_COCO / TROHN training data)
+COCO_CAPTIONS = {
+    "coco2017": {
+        "files": "coco/annotations2017",  # annotations/captions_{split}2017.json inside
+        "caption_file": "annotations/captions_{split}2017.json",
+        "image_roots": {"train": "coco/2017_train/train2017", "val": "coco/2017_val/val2017"},
+    },
+}
 MANUAL_CHECKS = {"flickr30k": "flickr30k/.vlcomp_checked"}
-SOURCES = ("world", "karpathy")
+SOURCES = ("world", "karpathy", "coco_captions")
 
 
 def _collection(name: str, spec: Mapping[str, Any]) -> dict[str, Any]:
+    known = KARPATHY if spec.get("source") == "karpathy" else COCO_CAPTIONS
     collection = spec.get("collection")
-    if collection not in KARPATHY:
-        raise ValueError(f"datasets.{name}.collection: {collection!r}, one of {sorted(KARPATHY)}")
-    return KARPATHY[collection]
+    if collection not in known:
+        raise ValueError(f"datasets.{name}.collection: {collection!r} for source "
+                         f"{spec.get('source')!r}, one of {sorted(known)}")
+    return known[collection]
 
 
 def dataset_splits(name: str, spec: Mapping[str, Any]) -> list[str]:
-    splits = list(spec.get("splits", SPLITS))
+    default = ("train", "val") if spec.get("source") == "coco_captions" else SPLITS
+    splits = list(spec.get("splits", default))
     unknown = [s for s in splits if s not in SPLITS]
     if unknown:
         raise ValueError(f"datasets.{name}.splits: unknown split(s) {unknown}; one of {SPLITS}")
@@ -53,10 +66,18 @@ def dataset_splits(name: str, spec: Mapping[str, Any]) -> list[str]:
 def dataset_files(name: str, spec: Mapping[str, Any]) -> dict[str, list[str]]:
     """Paths under ``resources/`` a dataset is built from: split files, image folders (or
     the check of a manual download) and the FG captions when asked."""
-    if spec.get("source") != "karpathy":
+    if spec.get("source") not in SOURCES[1:]:
         raise ValueError(f"datasets.{name}.source: {spec.get('source')!r}, one of {SOURCES}")
     coll = _collection(name, spec)
     splits = dataset_splits(name, spec)
+    if spec["source"] == "coco_captions":
+        if spec.get("fg"):
+            raise ValueError(f"datasets.{name}.fg: FG captions exist for Karpathy test sets only")
+        unknown = [s for s in splits if s not in coll["image_roots"]]
+        if unknown:
+            raise ValueError(f"datasets.{name}.splits: COCO 2017 has no {unknown} captions")
+        folders = sorted({str(Path(coll["image_roots"][s]).parent) for s in splits})
+        return {"splits": [coll["files"]], "images": folders}
     roots = list(coll["image_roots"])
     if spec["collection"] == "coco" and "train" not in splits:
         roots = roots[:1]  # val and test images are all in val2014
@@ -69,7 +90,11 @@ def dataset_files(name: str, spec: Mapping[str, Any]) -> dict[str, list[str]]:
 
 def image_roots(name: str, spec: Mapping[str, Any], resources: str | Path = "resources"
                 ) -> list[Path]:
-    """The folders a dataset's relative image paths are resolved against, in order."""
+    """The folders a dataset's relative image paths are resolved against, in order (COCO
+    captions: one per split, in `dataset_splits` order)."""
+    if spec.get("source") == "coco_captions":
+        roots = _collection(name, spec)["image_roots"]
+        return [Path(resources) / roots[s] for s in dataset_splits(name, spec)]
     folders = dataset_files(name, spec)["images"]
     return [Path(resources) / Path(f).parent if f.endswith(".vlcomp_checked")
             else Path(resources) / f for f in folders]
@@ -93,6 +118,18 @@ def resolve_paths(images: pd.DataFrame, roots: Sequence[Path], where: str) -> pd
     return images.assign(path=resolved)
 
 
+def _coco_captions_dataset(name: str, spec: Mapping[str, Any], folder: Path,
+                           roots: Sequence[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """COCO captions files of each split (inside the unpacked annotations folder)."""
+    coll, images, captions = _collection(name, spec), [], []
+    for split, root in zip(dataset_splits(name, spec), roots, strict=True):
+        path = folder / coll["caption_file"].format(split=split)
+        imgs, caps = read_coco_captions(path, "", split)
+        images.append(resolve_paths(imgs, [root], f"datasets.{name} ({path})"))
+        captions.append(caps)
+    return pd.concat(images, ignore_index=True), pd.concat(captions, ignore_index=True)
+
+
 def build_caption_dataset(
     name: str, spec: Mapping[str, Any], split_files: Sequence[str | Path],
     roots: Sequence[Path], fg_file: str | Path | None = None,
@@ -101,6 +138,8 @@ def build_caption_dataset(
     `dataset_splits` order), paths resolved against ``roots``, test captions replaced by the
     FG captions position by position when ``fg_file`` is given (Hendriksen et al.)."""
     splits = dataset_splits(name, spec)
+    if spec.get("source") == "coco_captions":
+        return _coco_captions_dataset(name, spec, Path(split_files[0]), roots)
     if len(split_files) != len(splits):
         raise ValueError(f"datasets.{name}: {len(split_files)} split files for splits {splits}")
     images, captions = [], []

@@ -77,6 +77,11 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
                                           unpack_to="coco/2017_val"),),
         notes="SugarCrepe's images.", licence="COCO terms of use"),
     Source(
+        "coco2017_train", files=(RemoteFile("coco/train2017.zip", f"{COCO}/zips/train2017.zip",
+                                            unpack_to="coco/2017_train"),),
+        notes="BiVLC's fine-tuning images (CLIP_COCO, TROHN-Text, TROHN-Img).",
+        licence="COCO terms of use"),
+    Source(
         "coco2017_captions", files=(RemoteFile(
             "coco/annotations_trainval2017.zip",
             f"{COCO}/annotations/annotations_trainval2017.zip",

@@ -137,9 +137,10 @@ class GeneratedNegatives:
 
 
 def generated_negatives(
-    instances: pd.DataFrame, caption_ids: Sequence[Sequence[str]]
+    instances: pd.DataFrame, caption_ids: Sequence[Sequence[str]], read_images: bool = True
 ) -> GeneratedNegatives:
-    """Align instances (``caption_id, negative, negative_path``) with a split's captions."""
+    """Align instances (``caption_id, negative, negative_path``) with a split's captions;
+    ``read_images=False`` keeps the generated images' paths instead of their pixels."""
     missing = {"caption_id", "negative", "negative_path"} - set(instances)
     if missing:
         raise ValueError(f"instances table lacks column(s) {sorted(missing)}")
@@ -152,12 +153,12 @@ def generated_negatives(
     return GeneratedNegatives(
         captions=[[[n for n, _ in by_caption.get(c, [])] for c in ids] for ids in caption_ids],
         image_rows=[[[r for _, r in by_caption.get(c, [])] for c in ids] for ids in caption_ids],
-        images=load_images(paths),
+        images=load_images(paths) if read_images else np.asarray(paths, dtype=object),
     )
 
 
 def instance_split(
-    split: SplitData, instances: pd.DataFrame
+    split: SplitData, instances: pd.DataFrame, read_images: bool = True
 ) -> tuple[SplitData, GeneratedNegatives]:
     """One training row per TROHN-Img instance, as BiVLC iterates its dataset.
 
@@ -178,5 +179,5 @@ def instance_split(
     )
     # each row's single caption is its own instance (caption ids repeat across rows)
     keyed = inst.assign(caption_id=[f"{i}" for i in range(len(inst))])
-    negatives = generated_negatives(keyed, [[str(i)] for i in range(len(inst))])
+    negatives = generated_negatives(keyed, [[str(i)] for i in range(len(inst))], read_images)
     return data, negatives
