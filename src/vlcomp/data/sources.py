@@ -122,6 +122,25 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
             "master/annotations/bison_annotations.cocoval2014.json"),),
         notes="Images: COCO val2014."),
     Source(
+        "winoground", hub_id="facebook/winoground",
+        files=(RemoteFile("winoground/winoground.zip",
+                          gdrive_url("1Lril_90vjsbL_2qOaxMu3I-aPpckCDiF"),
+                          unpack_to="winoground/data"),),
+        manual=("Gated on the hub: accept the licence at "
+                "https://huggingface.co/datasets/facebook/winoground and log in "
+                "(huggingface-cli login) to use the hub copy; the zip is t2v_metrics' copy "
+                "(examples.jsonl, metadata.csv, images)."),
+        notes="400 items, 2 images x 2 captions (VisualGPTScore Tables 1, 11, 12).",
+        licence="Winoground licence (research; no redistribution; gated on the hub)"),
+    Source(
+        "eqben_mini", files=(RemoteFile("eqben/eqben_vllm.zip",
+                                        gdrive_url("11YUTf06uzRHtFV8rYi96z4vTPi8_GNEM"),
+                                        unpack_to="eqben/data"),),
+        notes="EqBen_Mini as t2v_metrics ships it (all_select.json; subsets eqbensd, eqbenk, "
+              "eqbeng, eqbenag, eqbeny): VisualGPTScore Tables 1, 11. Its JSON layout is not "
+              "in the reference notes; its loader comes with the VisualGPTScore benchmarks.",
+        licence="EqBen terms (research use); the full EqBen needs the authors' form"),
+    Source(
         "fg_captions", files=tuple(
             RemoteFile(f"fg/{name}",
                        "https://raw.githubusercontent.com/cwj1412/MSCOCO-Flikcr30K_FG/master/"
