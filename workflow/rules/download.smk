@@ -11,6 +11,8 @@ rule download_file:
         "logs/download/{remote}.log",
     wildcard_constraints:
         remote=REMOTE_FILE_PATTERN,
+    # with --cache (SNAKEMAKE_OUTPUT_CACHE set), workflows on one machine share downloads
+    cache: "omit-software"
     retries: 1
     conda:
         "../../envs/core.yaml"
