@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 from PIL import Image
 
@@ -87,3 +88,30 @@ def test_manual_downloads_are_counted_and_explained(tmp_path):
     for k in range(3):
         _image(folder / "flickr30k-images" / f"{k}.jpg")
     assert check_manual_download(folder, check.pattern, 3, instructions) == 3
+
+
+def test_karpathy_json_gives_the_same_tables_as_blips_files(tmp_path):
+    """dataset_coco.json (restval -> train, filepath + filename) = BLIP's files."""
+    res, splits = _coco(tmp_path)
+    blip_images, blip_captions = build_caption_dataset(
+        "coco", COCO, splits, image_roots("coco", COCO, res))
+    entries = [
+        {"filepath": "train2014", "filename": "COCO_train2014_1.jpg", "split": "train",
+         "sentences": [{"raw": "a dog."}, {"raw": "a cat."}]},
+        {"filepath": "val2014", "filename": "COCO_val2014_2.jpg", "split": "restval",
+         "sentences": [{"raw": "a dog."}, {"raw": "a cat."}]},
+        {"filepath": "val2014", "filename": "COCO_val2014_9.jpg", "split": "val",
+         "sentences": [{"raw": "left out."}]},
+        {"filepath": "val2014", "filename": "COCO_val2014_3.jpg", "split": "test",
+         "sentences": [{"raw": "one."}, {"raw": "two."}]}]
+    spec = {**COCO, "source": "karpathy_json"}
+    files = dataset_files("coco", spec)
+    assert files["splits"] == ["karpathy/caption_datasets"]
+    (res / files["splits"][0]).mkdir(parents=True)
+    (res / files["splits"][0] / "dataset_coco.json").write_text(json.dumps({"images": entries}))
+    images, captions = build_caption_dataset(
+        "coco", spec, [res / files["splits"][0]], image_roots("coco", spec, res))
+    pd.testing.assert_frame_equal(images, blip_images)
+    pd.testing.assert_frame_equal(captions, blip_captions)
+    flickr = {"source": "karpathy_json", "collection": "flickr30k"}
+    assert image_roots("f", flickr, "res")[0].as_posix() == "res/flickr30k/flickr30k-images"

@@ -17,7 +17,7 @@ import pandas as pd
 
 from vlcomp.data.coco_captions import read_coco_captions
 from vlcomp.data.fg_captions import substitute_fg
-from vlcomp.data.karpathy import SPLITS, read_blip
+from vlcomp.data.karpathy import SPLITS, read_blip, read_karpathy
 
 # BLIP's Karpathy files and the folders their relative image paths live under, per collection
 KARPATHY = {
@@ -41,12 +41,16 @@ COCO_CAPTIONS = {
         "image_roots": {"train": "coco/2017_train/train2017", "val": "coco/2017_val/val2017"},
     },
 }
+# Karpathy's own files: one JSON per collection with every split (restval counts as train)
+KARPATHY_JSON = {"folder": "karpathy/caption_datasets", "file": "dataset_{collection}.json",
+                 # dataset_flickr30k.json names files without their folder
+                 "image_subfolder": {"flickr30k": "flickr30k-images"}}
 MANUAL_CHECKS = {"flickr30k": "flickr30k/.vlcomp_checked"}
-SOURCES = ("world", "karpathy", "coco_captions")
+SOURCES = ("world", "karpathy", "coco_captions", "karpathy_json")
 
 
 def _collection(name: str, spec: Mapping[str, Any]) -> dict[str, Any]:
-    known = KARPATHY if spec.get("source") == "karpathy" else COCO_CAPTIONS
+    known = COCO_CAPTIONS if spec.get("source") == "coco_captions" else KARPATHY
     collection = spec.get("collection")
     if collection not in known:
         raise ValueError(f"datasets.{name}.collection: {collection!r} for source "
@@ -82,7 +86,10 @@ def dataset_files(name: str, spec: Mapping[str, Any]) -> dict[str, list[str]]:
     if spec["collection"] == "coco" and "train" not in splits:
         roots = roots[:1]  # val and test images are all in val2014
     folders = [MANUAL_CHECKS.get(r, r) for r in roots]
-    files = {"splits": [coll["files"].format(split=s) for s in splits], "images": folders}
+    if spec["source"] == "karpathy_json":
+        files = {"splits": [KARPATHY_JSON["folder"]], "images": folders}
+    else:
+        files = {"splits": [coll["files"].format(split=s) for s in splits], "images": folders}
     if spec.get("fg"):
         files["fg"] = [coll["fg"]]
     return files
@@ -96,8 +103,12 @@ def image_roots(name: str, spec: Mapping[str, Any], resources: str | Path = "res
         roots = _collection(name, spec)["image_roots"]
         return [Path(resources) / roots[s] for s in dataset_splits(name, spec)]
     folders = dataset_files(name, spec)["images"]
-    return [Path(resources) / Path(f).parent if f.endswith(".vlcomp_checked")
-            else Path(resources) / f for f in folders]
+    roots = [Path(resources) / Path(f).parent if f.endswith(".vlcomp_checked")
+             else Path(resources) / f for f in folders]
+    sub = KARPATHY_JSON["image_subfolder"].get(spec["collection"])
+    if spec.get("source") == "karpathy_json" and sub:
+        roots = [r / sub for r in roots]
+    return roots
 
 
 def resolve_paths(images: pd.DataFrame, roots: Sequence[Path], where: str) -> pd.DataFrame:
@@ -130,6 +141,29 @@ def _coco_captions_dataset(name: str, spec: Mapping[str, Any], folder: Path,
     return pd.concat(images, ignore_index=True), pd.concat(captions, ignore_index=True)
 
 
+def _karpathy_json_dataset(name: str, spec: Mapping[str, Any], folder: Path,
+                           roots: Sequence[Path], fg_file: str | Path | None
+                           ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Karpathy's ``dataset_{collection}.json``, cut to the configured splits."""
+    path = folder / KARPATHY_JSON["file"].format(collection=spec["collection"])
+    images, captions = read_karpathy(path, "")
+    splits = dataset_splits(name, spec)
+    images = images[images.split.isin(splits)].reset_index(drop=True)
+    captions = captions[captions.split.isin(splits)].reset_index(drop=True)
+    images = resolve_paths(images, roots, f"datasets.{name} ({path})")
+    return images, _with_fg(captions, fg_file)
+
+
+def _with_fg(captions: pd.DataFrame, fg_file: str | Path | None) -> pd.DataFrame:
+    """Test captions replaced by the FG captions, position by position (when given)."""
+    if fg_file is None:
+        return captions
+    captions = captions.copy()
+    test = captions.split == "test"
+    captions.loc[test, "text"] = substitute_fg(captions[test], fg_file).text
+    return captions
+
+
 def build_caption_dataset(
     name: str, spec: Mapping[str, Any], split_files: Sequence[str | Path],
     roots: Sequence[Path], fg_file: str | Path | None = None,
@@ -140,6 +174,8 @@ def build_caption_dataset(
     splits = dataset_splits(name, spec)
     if spec.get("source") == "coco_captions":
         return _coco_captions_dataset(name, spec, Path(split_files[0]), roots)
+    if spec.get("source") == "karpathy_json":
+        return _karpathy_json_dataset(name, spec, Path(split_files[0]), roots, fg_file)
     if len(split_files) != len(splits):
         raise ValueError(f"datasets.{name}: {len(split_files)} split files for splits {splits}")
     images, captions = [], []
@@ -151,8 +187,4 @@ def build_caption_dataset(
     dup = image_table.image_id[image_table.image_id.duplicated()]
     if len(dup):
         raise ValueError(f"datasets.{name}: image {dup.iloc[0]!r} is in two splits")
-    caption_table = pd.concat(captions, ignore_index=True)
-    if fg_file is not None:
-        test = caption_table.split == "test"
-        caption_table.loc[test, "text"] = substitute_fg(caption_table[test], fg_file).text
-    return image_table, caption_table
+    return image_table, _with_fg(pd.concat(captions, ignore_index=True), fg_file)

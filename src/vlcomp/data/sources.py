@@ -94,6 +94,14 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
                          "flickr30k_train", "flickr30k_val", "flickr30k_test")),
         notes="BLIP's Karpathy split files (ARO's Order and retrieval use val/test)."),
     Source(
+        "karpathy_json", files=(RemoteFile(
+            "karpathy/caption_datasets.zip",
+            "https://cs.stanford.edu/people/karpathy/deepimagesent/caption_datasets.zip",
+            unpack_to="karpathy/caption_datasets"),),
+        notes="Karpathy's dataset_coco.json / dataset_flickr30k.json (Hendriksen et al.'s "
+              "format; the same splits as BLIP's files). The URL is the commonly used one, "
+              "not taken from the reference notes: point downloads.mirrors at a copy if it moved."),
+    Source(
         "flickr30k_images",
         manual=("Flickr30k images need the form at https://forms.illinois.edu/sec/229675; "
                 "unpack flickr30k-images/ into resources/flickr30k/ (31,783 JPEGs)."),
