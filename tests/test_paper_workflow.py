@@ -56,10 +56,20 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
     rules = snakemake("--list-rules", "--configfile", str(PAPER), cwd=tmp_path)
     defined = set(rules.stdout.split())
     assert defined == set(counts), f"rules not in the paper DAG: {defined - set(counts)}"
-    # the heavy rules ask a cluster for a GPU
-    detail = snakemake("-n", "results/checkpoints/negclip_coco/model.pt", "--configfile",
-                       str(PAPER), cwd=tmp_path)
-    assert "gpu=1" in detail.stdout
+    # the heavy rules ask a cluster for a GPU (and memory, time)
+    detail = snakemake("-n", "--configfile", str(PAPER), cwd=tmp_path).stdout
+    resources = {}
+    for block in re.split(r"\n(?=rule \w+:)", detail):
+        if block.startswith("rule ") and "resources:" in block:
+            rule = block.split(":")[0].removeprefix("rule ")
+            resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
+    heavy = ["train_clip", "embed_model", "embed_images", "score_pairs_and_metrics",
+             "generate_candidates", "filter_generated", "trohn_img_negatives",
+             "sugarcrepe_negatives", "train_detectors"]
+    for rule in heavy:
+        assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
+        assert "mem_mb=" in resources[rule], rule
+    assert "gpu=" not in resources["table_aro"] and "gpu=" not in resources["download_file"]
 
 
 def test_paper_config_does_not_inherit_the_world(tmp_path):

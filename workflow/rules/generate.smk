@@ -19,6 +19,8 @@ if "trohn_img" in GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=config["compute"]["gpus"],
+            mem_mb=64000,  # Vera is a ~5B-parameter T5 encoder
+            runtime=720,
         params:
             options=TROHN_IMG_SELECTION,
             entry=lambda wc: model_entry(TROHN_IMG_SELECTION["similarity_model"]),
@@ -81,6 +83,8 @@ if GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=config["compute"]["gpus"],
+            mem_mb=16000,
+            runtime=240,
         params:
             filter=lambda wc: GENERATION[wc.genset].get("filter", {}),
             entry=lambda wc: filter_model_entry(wc.genset),
@@ -111,6 +115,8 @@ if DETECTORS:
         threads: config["compute"]["threads"]
         resources:
             gpu=config["compute"]["gpus"],
+            mem_mb=32000,
+            runtime=480,
         params:
             options=DETECTORS,
             entry=lambda wc: model_entry(wc.model),

@@ -28,6 +28,8 @@ rule embed_model:
     threads: config["compute"]["threads"]
     resources:
         gpu=config["compute"]["gpus"],
+        mem_mb=16000,
+        runtime=240,
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
@@ -53,6 +55,8 @@ rule embed_images:
     threads: config["compute"]["threads"]
     resources:
         gpu=config["compute"]["gpus"],
+        mem_mb=16000,
+        runtime=240,
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
@@ -107,6 +111,7 @@ rule score_pairs_and_metrics:
     threads: config["compute"]["threads"]
     resources:
         gpu=config["compute"]["gpus"],
+        mem_mb=16000,
         runtime=240,
     params:
         entry=lambda wc: model_entry(wc.model),

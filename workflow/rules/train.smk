@@ -14,8 +14,8 @@ rule train_clip:
     threads: config["compute"]["threads"]
     resources:
         gpu=config["compute"]["gpus"],
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 8000),
+        runtime=lambda wc: RUNS[wc.run].get("runtime", 120),
     params:
         run=lambda wc: RUNS[wc.run],
         init_entry=lambda wc: (
