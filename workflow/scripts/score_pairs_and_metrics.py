@@ -11,11 +11,9 @@ e.g. ``{kind: itm_plus_itc}`` for BLIP ITM); outputs ``scores``, ``json``, ``csv
 
 import pandas as pd
 
-from vlcomp.io import write_json, write_parquet
 from vlcomp.jobs import job_log, set_torch_threads
-from vlcomp.metrics.benchmarks import compute_metrics
 from vlcomp.models.registry import build_scorer
-from vlcomp.report.tables import subsets_table, write_csv
+from vlcomp.report.metric_records import write_benchmark_outputs
 from vlcomp.score.pairs import image_index, score_items_pairwise
 
 with job_log(snakemake.log[0]) as log:
@@ -27,11 +25,9 @@ with job_log(snakemake.log[0]) as log:
     scores = score_items_pairwise(items, images, scorer,
                                   batch_size=snakemake.params.batch_size,
                                   options=getattr(snakemake.params, "pair_options", None))
-    write_parquet(scores, snakemake.output.scores)
+    out, wc = snakemake.output, snakemake.wildcards
+    result = write_benchmark_outputs(items, scores, snakemake.params.kind, wc.benchmark,
+                                     wc.model, snakemake.params.options, out.scores, out.json,
+                                     out.csv)
     log.info("%d items scored", len(scores))
-    result = compute_metrics(snakemake.params.kind, items, scores,
-                             benchmark=snakemake.wildcards.benchmark, **snakemake.params.options)
-    result["model"] = snakemake.wildcards.model
-    write_json(result, snakemake.output.json)
-    write_csv(subsets_table(result), snakemake.output.csv)
     log.info("overall: %s", result["overall"])
