@@ -27,3 +27,14 @@ def world_dir(tmp_path_factory: pytest.TempPathFactory, world_cfg: WorldConfig) 
     build_world(world_cfg, d / "images", d / "images.parquet", d / "captions.parquet",
                 d / "scenes.jsonl")
     return d
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny end-to-end config run locally once per session (its folder)."""
+    from .workflow_runs import TINY, snakemake
+
+    work = tmp_path_factory.mktemp("tiny")
+    result = snakemake("--cores", "2", "--configfile", str(TINY), cwd=work)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return work

@@ -12,7 +12,7 @@ import yaml
 
 from .conftest import REPO
 from .real_mirror import build_mirror, caption_words
-from .test_workflow import snakemake
+from .workflow_runs import snakemake
 
 PAPER = REPO / "config" / "paper.yaml"
 

@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-from .conftest import REPO
-
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-TINY = REPO / "tests" / "data" / "tiny_config.yaml"
-
-
-def snakemake(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(cwd), *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900)
+from .workflow_runs import TINY, snakemake
 
 
 def test_bad_config_stops_with_the_key_named(tmp_path):
@@ -70,14 +60,6 @@ def test_download_rules_fetch_through_a_mirror_and_record_checksums(tmp_path):
         assert record["size"] == (tmp_path / target).stat().st_size
     log = (tmp_path / "logs" / "download" / "sugarcrepe" / "swap_obj.json.log").read_text()
     assert "(new)" in log
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("tiny")
-    result = snakemake("--cores", "2", "--configfile", str(TINY), cwd=work)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return work
 
 
 LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img"]
@@ -226,3 +208,13 @@ def test_hard_negative_targets_on_request(tiny_run):
     assert len(pairs) == train
     assert pairs.neighbour_ids.map(len).eq(3).all()
     assert all(row.image_id not in row.neighbour_ids for row in pairs.itertuples())
+
+
+def test_a_config_with_only_some_benchmarks_dry_runs(tmp_path):
+    """Benchmarks, runs and stages left out of a config leave no rule asking for them."""
+    from .test_slurm import cut_config
+
+    config = cut_config(tmp_path / "cut.yaml")
+    result = snakemake("-n", "--quiet", "rules", "--configfile", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "robustness_metrics" not in result.stdout and "train_clip" in result.stdout

@@ -84,7 +84,7 @@ rule robustness_metrics:
     params:
         galleries=list(ROBUSTNESS.get("galleries", {})),
         perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),
-        imagesets=BENCHMARK_IMAGESETS["robustness"],
+        imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
         gallery_imagesets=GALLERY_IMAGESET,
         image_conditions=IMAGE_CONDITIONS,
         relevance_model=RELEVANCE_MODEL,
