@@ -27,6 +27,8 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.models.hf_loading import load_pretrained
+
 DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
 PAPER_MODELS = ("Salesforce/blip-itm-base-coco", "Salesforce/blip-itm-large-coco")
 PAIR_SCORES = ("itm_logit", "itm_prob", "itm_plus_itc")
@@ -46,11 +48,8 @@ class BlipItmScorer:
         if self._model is None:
             from transformers import BlipForImageTextRetrieval, BlipProcessor
 
-            self._processor = BlipProcessor.from_pretrained(self.model_id,
-                                                            revision=self.revision)
-            self._model = BlipForImageTextRetrieval.from_pretrained(
-                self.model_id, revision=self.revision, dtype=torch.float32
-            ).to(self.device).eval()
+            self._processor, self._model = load_pretrained(
+                BlipForImageTextRetrieval, BlipProcessor, self.model_id, self.revision, self.device)
 
     def _pixels(self, images: Sequence[Image.Image]) -> torch.Tensor:
         return self._processor(images=list(images), return_tensors="pt").pixel_values.to(

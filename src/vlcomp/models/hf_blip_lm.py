@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from PIL import Image
 
+from vlcomp.models.hf_loading import load_pretrained
+
 DEFAULT_MODEL = "Salesforce/blip-image-captioning-base"
 PAPER_MODELS = ("Salesforce/blip-image-captioning-base", "Salesforce/blip-image-captioning-large")
 DEFAULT_PROMPT = "a picture of "
@@ -44,11 +46,9 @@ class BlipCaptionScorer:
         if self._model is None:
             from transformers import BlipForConditionalGeneration, BlipProcessor
 
-            self._processor = BlipProcessor.from_pretrained(self.model_id,
-                                                            revision=self.revision)
-            self._model = BlipForConditionalGeneration.from_pretrained(
-                self.model_id, revision=self.revision, dtype=torch.float32
-            ).to(self.device).eval()
+            self._processor, self._model = load_pretrained(
+                BlipForConditionalGeneration, BlipProcessor, self.model_id, self.revision,
+                self.device)
 
     def prompt_length(self) -> int:
         """Tokens of the prompt including the leading bos (its trailing [SEP] excluded)."""

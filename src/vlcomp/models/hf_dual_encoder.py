@@ -35,6 +35,8 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.models.hf_loading import load_pretrained
+
 # Papers' models by short name (ARO, Hendriksen et al.)
 HUB_IDS = {
     "align": "kakaobrain/align-base",
@@ -69,11 +71,8 @@ class HFDualEncoderScorer:
         if self._model is None:
             from transformers import AutoModel, AutoProcessor
 
-            self._processor = AutoProcessor.from_pretrained(self.model_id,
-                                                            revision=self.revision)
-            self._model = AutoModel.from_pretrained(
-                self.model_id, revision=self.revision, dtype=torch.float32
-            ).to(self.device).eval()
+            self._processor, self._model = load_pretrained(
+                AutoModel, AutoProcessor, self.model_id, self.revision, self.device)
 
     def _embed(self, batches, encode) -> np.ndarray:
         out = []
