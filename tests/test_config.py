@@ -87,6 +87,7 @@ def test_errors_name_the_key(edit, message):
          "config.train.negclip_coco.init_model: fine-tunes on a real dataset"),
         (lambda c: c["models"]["clip_ft"].update(family="checkpoint"),
          "config.models.clip_ft.run: 'clip_ft_coco' fine-tunes an open_clip model"),
+        (lambda c: c["compute"].update(gpus=0), "config.compute.gpus: 0 with device cuda"),
         (lambda c: c["datasets"].update(world={"source": "karpathy", "collection": "coco"}),
          "config.datasets: 'world' should not be valid"),
     ],

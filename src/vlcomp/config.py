@@ -31,6 +31,10 @@ def validate_config(config: dict[str, Any], schema_path: str | Path) -> None:
 
 def _check_references(config: dict[str, Any]) -> None:
     """Cross-key checks the schema cannot express."""
+    compute = config["compute"]
+    if compute["device"] == "cuda" and compute.get("gpus") == 0:
+        raise ConfigError("config.compute.gpus: 0 with device cuda; GPU jobs would get no GPU "
+                          "on a cluster (leave gpus out: it defaults to 1 with cuda)")
     train = config.get("train", {})
     for name, entry in config["models"].items():
         if entry["family"] == "checkpoint":

@@ -34,6 +34,8 @@ except ConfigError as err:
 
 
 WORLD = config.get("world", {})
+# GPUs a GPU job asks a cluster for: one when the models run on CUDA, unless configured
+GPUS = config["compute"].get("gpus", 1 if config["compute"]["device"] == "cuda" else 0)
 # Caption datasets: the synthetic world (when configured) and the real ones (config.datasets)
 DATASETS = {
     name: config.get("datasets", {}).get(name, {"source": "world"})

@@ -18,7 +18,7 @@ if "trohn_img" in GENERATION:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]
         resources:
-            gpu=config["compute"]["gpus"],
+            gpu=GPUS,
             mem_mb=64000,  # Vera is a ~5B-parameter T5 encoder
             runtime=720,
         params:
@@ -82,7 +82,7 @@ if GENERATION:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]
         resources:
-            gpu=config["compute"]["gpus"],
+            gpu=GPUS,
             mem_mb=16000,
             runtime=240,
         params:
@@ -114,7 +114,7 @@ if DETECTORS:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]
         resources:
-            gpu=config["compute"]["gpus"],
+            gpu=GPUS,
             mem_mb=32000,
             runtime=480,
         params:

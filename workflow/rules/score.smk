@@ -27,7 +27,7 @@ rule embed_model:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
     resources:
-        gpu=config["compute"]["gpus"],
+        gpu=GPUS,
         mem_mb=16000,
         runtime=240,
     params:
@@ -54,7 +54,7 @@ rule embed_images:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
     resources:
-        gpu=config["compute"]["gpus"],
+        gpu=GPUS,
         mem_mb=16000,
         runtime=240,
     params:
@@ -110,7 +110,7 @@ rule score_pairs_and_metrics:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
     resources:
-        gpu=config["compute"]["gpus"],
+        gpu=GPUS,
         mem_mb=16000,
         runtime=240,
     params:

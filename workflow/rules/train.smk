@@ -13,7 +13,7 @@ rule train_clip:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
     resources:
-        gpu=config["compute"]["gpus"],
+        gpu=GPUS,
         mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 8000),
         runtime=lambda wc: RUNS[wc.run].get("runtime", 120),
     params:
