@@ -38,3 +38,25 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = snakemake("--cores", "2", "--configfile", str(TINY), cwd=work)
     assert result.returncode == 0, result.stderr[-4000:]
     return work
+
+
+@pytest.fixture(scope="session")
+def cut_config_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny config cut to its ARO side (tests.workflow_runs.cut_config)."""
+    from .workflow_runs import cut_config
+
+    return cut_config(tmp_path_factory.mktemp("cut-config") / "config.yaml")
+
+
+@pytest.fixture(scope="session")
+def cut_run(tmp_path_factory: pytest.TempPathFactory, cut_config_file: Path) -> tuple[Path, float]:
+    """The cut config run locally, uninterrupted, once per session: (folder, seconds)."""
+    import time
+
+    from .workflow_runs import snakemake
+
+    work = tmp_path_factory.mktemp("cut-local")
+    start = time.perf_counter()
+    result = snakemake("--cores", "2", "--configfile", str(cut_config_file), cwd=work)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return work, time.perf_counter() - start

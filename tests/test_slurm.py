@@ -17,48 +17,22 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
-from .conftest import REPO
-from .workflow_runs import SNAKEMAKE, TINY, snakemake
+from .workflow_runs import SLURM_START, SLURM_STOP, slurm_command
 
-START, STOP = REPO / "scripts" / "slurm" / "start.sh", REPO / "scripts" / "slurm" / "stop.sh"
-# The node has 2 CPUs and ~24 GB: memory requests are scaled down for it.
-SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "embed_model",
-                "embed_images", "train_clip", "score_pairs_and_metrics"]
 TIMEOUT_S = 900  # SIGINT after this (the plugin can wait forever on an unknown job status)
-
-
-def cut_config(path: Path) -> Path:
-    """The tiny config with world CLIP, one CLIP-FT seed and the ARO-side benchmarks."""
-    cfg = yaml.safe_load(TINY.read_text())
-    cfg["benchmarks"] = {b: cfg["benchmarks"][b] for b in
-                         ("vg_relation", "vg_attribution", "order", "sugarcrepe",
-                          "world_retrieval")}
-    cfg["train"] = {"world_clip": cfg["train"]["world_clip"],
-                    "clip_ft": {**cfg["train"]["clip_ft"], "seeds": [0]}}
-    cfg["models"] = {m: cfg["models"][m] for m in ("world_clip", "clip_ft")}
-    for key in ("generation", "detectors", "hard_negatives"):
-        cfg.pop(key, None)
-    path.write_text(yaml.safe_dump(cfg))
-    return path
-
-
-@pytest.fixture(scope="module")
-def config(tmp_path_factory):
-    return cut_config(tmp_path_factory.mktemp("slurm-config") / "config.yaml")
 
 
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory):
     state = tmp_path_factory.mktemp("slurm-state")
-    started = subprocess.run(["bash", str(START), str(state)], capture_output=True, text=True,
+    started = subprocess.run(["bash", str(SLURM_START), str(state)], capture_output=True, text=True,
                              timeout=600)
     if started.returncode == 3:
         pytest.skip(f"SLURM cannot be installed here: {started.stderr.strip()}")
     assert started.returncode == 0, started.stdout + started.stderr
     yield state
-    subprocess.run(["bash", str(STOP), str(state)], check=False, timeout=60)
+    subprocess.run(["bash", str(SLURM_STOP), str(state)], check=False, timeout=60)
 
 
 def timed(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
@@ -68,25 +42,11 @@ def timed(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float
 
 
 @pytest.fixture(scope="module")
-def runs(slurm, config, tmp_path_factory):
+def runs(slurm, cut_run, cut_config_file, tmp_path_factory):
     """(local folder, seconds), (SLURM folder, seconds, log) of the same config."""
-    local = tmp_path_factory.mktemp("cut-local")
-    start = time.perf_counter()
-    result = snakemake("--cores", "2", "--configfile", str(config), cwd=local)
-    local_s = time.perf_counter() - start
-    assert result.returncode == 0, result.stderr[-4000:]
+    local, local_s = cut_run
     work = tmp_path_factory.mktemp("cut-slurm")
-    cmd = [
-        "timeout", "-s", "INT", str(TIMEOUT_S), str(SNAKEMAKE), "-s", str(REPO / "Snakefile"),
-        "--directory", str(work), "--configfile", str(config),
-        # the shipped profile (executor, retries, job groups), with this cluster's values
-        "--profile", str(REPO / "profiles" / "slurm"), "--jobs", "8",
-        "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
-        "--set-resources", *(f"{rule}:mem_mb=4000" for rule in SMALL_MEMORY),
-        "--slurm-init-seconds-before-status-checks", "2",
-        "--slurm-status-command", "squeue",  # no accounting database here (MinJobAge 300)
-    ]
-    result, slurm_s = timed(cmd, work)
+    result, slurm_s = timed(slurm_command(cut_config_file, work, TIMEOUT_S), work)
     assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
     return (local, local_s), (work, slurm_s, result.stderr)
 

@@ -1,4 +1,5 @@
-"""Running the workflow from tests: the snakemake command, the tiny end-to-end config."""
+"""Running the workflow from tests and benchmarks: the snakemake command, the tiny
+end-to-end config, a cut of it, and the command that runs a config through a local SLURM."""
 
 from __future__ import annotations
 
@@ -6,12 +7,52 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .conftest import REPO
+import yaml
 
+REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 TINY = REPO / "tests" / "data" / "tiny_config.yaml"
+SLURM_START = REPO / "scripts" / "slurm" / "start.sh"
+SLURM_STOP = REPO / "scripts" / "slurm" / "stop.sh"
+# The test node has 2 CPUs and ~24 GB: the heavy rules' memory requests are scaled down.
+SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "embed_model",
+                "embed_images", "train_clip", "score_pairs_and_metrics", "generate_candidates",
+                "sugarcrepe_negatives"]
 
 
-def snakemake(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run Snakemake on this checkout's Snakefile with `cwd` as working folder."""
     cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(cwd), *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=900)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def cut_config(path: Path) -> Path:
+    """The tiny config cut to world CLIP, one CLIP-FT seed and the ARO-side benchmarks
+    (pretraining, a fine-tuning run, 5 benchmarks and every table they feed)."""
+    cfg = yaml.safe_load(TINY.read_text())
+    cfg["benchmarks"] = {b: cfg["benchmarks"][b] for b in
+                         ("vg_relation", "vg_attribution", "order", "sugarcrepe",
+                          "world_retrieval")}
+    cfg["train"] = {"world_clip": cfg["train"]["world_clip"],
+                    "clip_ft": {**cfg["train"]["clip_ft"], "seeds": [0]}}
+    cfg["models"] = {m: cfg["models"][m] for m in ("world_clip", "clip_ft")}
+    for key in ("generation", "detectors", "hard_negatives"):
+        cfg.pop(key, None)
+    path.write_text(yaml.safe_dump(cfg))
+    return path
+
+
+def slurm_command(config: Path, work: Path, timeout_s: int, jobs: int = 8) -> list[str]:
+    """Snakemake through the shipped SLURM profile on the single-node SLURM of
+    scripts/slurm/start.sh, under a timeout that sends SIGINT (the plugin can wait forever on
+    a job status it cannot read)."""
+    return [
+        "timeout", "-s", "INT", str(timeout_s), str(SNAKEMAKE), "-s", str(REPO / "Snakefile"),
+        "--directory", str(work), "--configfile", str(config),
+        # the shipped profile (executor, retries, job groups), with this cluster's values
+        "--profile", str(REPO / "profiles" / "slurm"), "--jobs", str(jobs),
+        "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
+        "--set-resources", *(f"{rule}:mem_mb=4000" for rule in SMALL_MEMORY),
+        "--slurm-init-seconds-before-status-checks", "2",
+        "--slurm-status-command", "squeue",  # no accounting database here (MinJobAge 300)
+    ]

@@ -27,9 +27,3 @@ def job_log(path: str | Path) -> Iterator[logging.Logger]:
         finally:
             sys.stderr = old
 
-
-def set_torch_threads(threads: int) -> None:
-    """Fix torch's intra-op threads (results must not depend on ``--cores``)."""
-    import torch
-
-    torch.set_num_threads(threads)

@@ -15,6 +15,10 @@ if source_of("vg_relation") == "world" or source_of("vg_attribution") == "world"
             "logs/benchmarks/aro_vg.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
         params:
             world=WORLD,
             relation_seed=config["benchmarks"].get("vg_relation", {}).get("seed", 0),
@@ -39,6 +43,10 @@ else:
             "logs/benchmarks/aro_vg.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
         script:
             "../scripts/aro_vg_release.py"
 
@@ -51,7 +59,11 @@ rule perturb_order:
     log:
         "logs/perturb/{dataset}_order_seed{seed}.log",
     conda:
-        "../../envs/core.yaml"
+        "../../envs/nlp.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
     params:
         spacy_model=config["nlp"]["spacy_model"],
         split="test",
@@ -75,6 +87,10 @@ rule order_benchmark:
         benchmark=ORDER_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         seeds=lambda wc: BENCHMARK_SPECS[wc.benchmark]["seeds"],
     script:
@@ -94,6 +110,10 @@ if source_of("sugarcrepe") == "world":
             "logs/benchmarks/sugarcrepe.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
         params:
             world=WORLD,
             seed=config["benchmarks"].get("sugarcrepe", {}).get("seed", 0),
@@ -112,6 +132,10 @@ if source_of("sugarcrepe") == "world":
             "logs/generate/bivlc_world.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
         params:
             world=WORLD,
         script:
@@ -132,6 +156,10 @@ else:
             "logs/benchmarks/sugarcrepe.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
         script:
             "../scripts/sugarcrepe_release.py"
 
@@ -148,6 +176,10 @@ if source_of("bivlc") == "world":
             "logs/benchmarks/bivlc.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
         params:
             negatives=BIVLC_NEGATIVES,
         script:
@@ -164,7 +196,9 @@ else:
             "logs/benchmarks/bivlc.log",
         conda:
             "../../envs/torch.yaml"
+        threads: 1
         resources:
+            runtime=60,
             mem_mb=16000,
         params:
             revision=config["benchmarks"]["bivlc"].get("revision"),
@@ -186,6 +220,10 @@ rule retrieval_benchmark:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
     script:
@@ -202,7 +240,11 @@ if source_of("bison") == "world":
         log:
             "logs/benchmarks/bison.log",
         conda:
-            "../../envs/core.yaml"
+            "../../envs/torch.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=60,
         params:
             world=WORLD,
             bison=config["benchmarks"].get("bison", {}),
@@ -223,6 +265,10 @@ else:
             "logs/benchmarks/bison.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=60,
         params:
             expected_items=config["benchmarks"]["bison"].get(
                 "expected_items", BISON_ITEMS
@@ -241,7 +287,11 @@ rule bison_altered_benchmark:
     log:
         "logs/benchmarks/bison_altered.log",
     conda:
-        "../../envs/core.yaml"
+        "../../envs/nlp.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
     params:
         alterations=config["benchmarks"].get("bison", {}).get("alterations", []),
         seeds=config["benchmarks"].get("bison", {}).get("alteration_seeds", [0]),

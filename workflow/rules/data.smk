@@ -15,6 +15,10 @@ if WORLD:
             "benchmarks/world.tsv"
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=120,
         params:
             world=WORLD,
         script:
@@ -33,6 +37,10 @@ rule dataset_tables:
         dataset=union(REAL_DATASETS),
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
     params:
         spec=lambda wc: REAL_DATASETS[wc.dataset],
     script:
@@ -48,5 +56,9 @@ rule imageset_split:
         "logs/imagesets/{dataset}_{split}.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     script:
         "../scripts/imageset_split.py"

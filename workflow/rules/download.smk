@@ -16,6 +16,10 @@ rule download_file:
     retries: 1
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=720,
     params:
         url=lambda wc: resolve_url(REMOTE_FILES[wc.remote].url, DOWNLOAD_MIRRORS),
         sha256=lambda wc: REMOTE_FILES[wc.remote].sha256,
@@ -35,6 +39,10 @@ rule unpack_archive:
         unpacked=UNPACKED_PATTERN,
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=240,
     script:
         "../scripts/unpack_archive.py"
 
@@ -48,6 +56,10 @@ rule check_manual_download:
         manual=union(MANUAL_CHECKS),
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         pattern=lambda wc: MANUAL_CHECKS[wc.manual][0].pattern,
         min_files=lambda wc: MANUAL_CHECKS[wc.manual][0].count,

@@ -44,10 +44,10 @@ if GENERATION:
         wildcard_constraints:
             genset=GENERATED_SET_PATTERN,
         conda:
-            "../../envs/torch.yaml"
+            "../../envs/diffusion.yaml"
         threads: config["compute"]["threads"]
         resources:
-            gpu=lambda wc: 1 if GENERATION[wc.genset]["backend"] == "diffusers" else 0,
+            gpu=lambda wc: GPUS if GENERATION[wc.genset]["backend"] == "diffusers" else 0,
             mem_mb=lambda wc: (
                 40000 if GENERATION[wc.genset]["backend"] == "diffusers" else 4000
             ),

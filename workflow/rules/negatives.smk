@@ -10,7 +10,11 @@ rule negclip_negatives:
     log:
         "logs/negatives/{dataset}_negclip.log",
     conda:
-        "../../envs/core.yaml"
+        "../../envs/nlp.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=240,
     params:
         options=config.get("hard_negatives", {}).get("negclip", {}),
         spacy_model=config["nlp"]["spacy_model"],
@@ -38,8 +42,9 @@ if SUGARCREPE_NEGATIVES:
             "logs/negatives/{dataset}_sugarcrepe.log",
         conda:
             "../../envs/torch.yaml"
+        threads: 1
         resources:
-            gpu=1 if SUGARCREPE_ROUTE == "llm" else 0,
+            gpu=GPUS if SUGARCREPE_ROUTE == "llm" else 0,
             mem_mb=32000 if SUGARCREPE_ROUTE == "llm" else 4000,
             runtime=1440 if SUGARCREPE_ROUTE == "llm" else 30,
         params:
@@ -65,5 +70,9 @@ rule nearest_neighbours:
         k=r"\d+",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=120,
     script:
         "../scripts/nearest_neighbours.py"

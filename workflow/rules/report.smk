@@ -8,6 +8,10 @@ rule table_aro:
         "logs/report/table_aro.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table="aro",
         groups=MODEL_GROUPS,
@@ -26,6 +30,10 @@ rule table_sugarcrepe:
         "logs/report/table_sugarcrepe.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table="sugarcrepe",
         groups=MODEL_GROUPS,
@@ -46,6 +54,10 @@ rule table_bivlc:
         table="table2|table3|table6",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table=lambda wc: f"bivlc_{wc.table}",
         groups=MODEL_GROUPS,
@@ -70,6 +82,10 @@ rule table_aro_finetuning:
         table="table2|table6",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table=lambda wc: f"aro_{wc.table}",
         groups=MODEL_GROUPS,
@@ -91,6 +107,10 @@ rule figure_aro_radar:
         "logs/report/aro_fig3_radar.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         groups=MODEL_GROUPS,
         title="Fine-tuning with hard negatives (ARO Fig. 3)",
@@ -110,6 +130,10 @@ rule table_bison:
         "logs/report/table_bison.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table="bison",
         groups=MODEL_GROUPS,
@@ -130,6 +154,10 @@ rule table_robustness:
         table="aro_table3|aro_table4|hendriksen|granularity",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table=lambda wc: f"robustness_{wc.table}",
         groups=MODEL_GROUPS,
@@ -148,6 +176,10 @@ rule table_bison_fig9:
         "logs/report/table_bison_fig9.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table="bison_fig9",
         groups=MODEL_GROUPS,
@@ -165,6 +197,10 @@ rule figure_bison_fig9:
         "logs/report/bison_fig9.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         groups=MODEL_GROUPS,
     script:
@@ -182,6 +218,10 @@ rule table_bivlc_counts:
         "logs/report/bivlc_table1.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         table="table1",
     script:
@@ -200,6 +240,10 @@ if GENERATION:
             "logs/report/bivlc_filter.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
         params:
             table="filter",
         script:
@@ -221,6 +265,10 @@ if DETECTORS:
             "logs/report/bivlc_table4.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
         params:
             table="table4",
             labels={m: e["label"] for m, e in MODEL_ENTRIES.items()},
@@ -241,6 +289,10 @@ if GENERATION:
             "logs/report/bivlc_generated_examples.log",
         conda:
             "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
         params:
             n=7,
         script:
@@ -260,6 +312,10 @@ rule table_vs_published:
         table=union({k.split("/")[1] for k in PUBLISHED_FOR}),
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         paper=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][0],
         tables=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][1],

@@ -4,7 +4,11 @@ rule wordnet:
     log:
         "logs/resources/wordnet.log",
     conda:
-        "../../envs/core.yaml"
+        "../../envs/nlp.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         source=config["nlp"].get("wordnet_source", str(WORDNET_SOURCE)),
     script:
@@ -23,6 +27,10 @@ rule robustness_gallery:
         gallery="|".join(ROBUSTNESS.get("galleries", {})) or "none",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
     params:
         spec=lambda wc: ROBUSTNESS["galleries"][wc.gallery],
     script:
@@ -42,7 +50,11 @@ rule perturb_texts:
     log:
         "logs/perturb/robustness_queries.log",
     conda:
-        "../../envs/core.yaml"
+        "../../envs/nlp.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
     params:
         perturbations=ROBUSTNESS.get("text_perturbations", []),
         seeds=ROBUSTNESS_SEEDS,
@@ -64,6 +76,10 @@ rule perturb_images:
         perturbation="shuffle_rows|shuffle_columns|shuffle_patches",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=120,
     script:
         "../scripts/perturb_images.py"
 
@@ -81,6 +97,10 @@ rule robustness_metrics:
         "logs/metrics/{model}/robustness.log",
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
     params:
         galleries=list(ROBUSTNESS.get("galleries", {})),
         perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),

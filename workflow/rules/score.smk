@@ -82,6 +82,10 @@ rule score_and_metrics:
         model=union(m for m in MODELS if m not in PAIR_MODELS),
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
     params:
         kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
         options=lambda wc: metric_options(wc.benchmark),
@@ -144,5 +148,9 @@ rule retrieval_metrics:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:
         "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
     script:
         "../scripts/retrieval_metrics.py"

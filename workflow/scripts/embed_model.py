@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.score.embeddings import embed_image_set, embed_texts, save_embeddings, unique_texts
+from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)

@@ -15,7 +15,8 @@ from vlcomp.generate.filters import (
 )
 from vlcomp.generate.world_backend import scene_from_meta
 from vlcomp.io import write_json, write_parquet
-from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.jobs import job_log
+from vlcomp.torch_threads import set_torch_threads
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.grammar import CaptionParser
 

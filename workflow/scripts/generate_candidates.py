@@ -5,7 +5,8 @@ import pandas as pd
 from vlcomp.generate.backends import build_backend
 from vlcomp.generate.candidates import generate_candidates, generation_items
 from vlcomp.io import write_parquet
-from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.jobs import job_log
+from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)

@@ -11,10 +11,11 @@ e.g. ``{kind: itm_plus_itc}`` for BLIP ITM); outputs ``scores``, ``json``, ``csv
 
 import pandas as pd
 
-from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.report.metric_records import write_benchmark_outputs
 from vlcomp.score.pairs import image_index, score_items_pairwise
+from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)

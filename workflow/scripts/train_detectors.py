@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 
 from vlcomp.io import write_json
-from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.jobs import job_log
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
 from vlcomp.models.registry import build_scorer
 from vlcomp.score.embeddings import embed_image_set, embed_texts
+from vlcomp.torch_threads import set_torch_threads
 from vlcomp.train.detectors import DetectorConfig, split_by_image, subsample, train_detector
 
 with job_log(snakemake.log[0]) as log:

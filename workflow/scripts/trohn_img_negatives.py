@@ -3,10 +3,11 @@
 import pandas as pd
 
 from vlcomp.io import write_json, write_parquet
-from vlcomp.jobs import job_log, set_torch_threads
+from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.text.text_scorers import build_text_scorer
 from vlcomp.text.trohn_img import preference_rate, score_pairs, select_negatives
+from vlcomp.torch_threads import set_torch_threads
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.grammar import CaptionParser
 
