@@ -24,6 +24,7 @@ from tests.workflow_runs import (  # noqa: E402
     SLURM_STOP,
     TINY,
     cut_config,
+    run_env,
     slurm_command,
     snakemake,
 )
@@ -53,7 +54,7 @@ def main() -> None:
         d.mkdir(exist_ok=True)
 
     start = time.perf_counter()
-    result = snakemake("--cores", "2", "--configfile", str(config), cwd=local,
+    result = snakemake("--cores", "2", "--retries", "1", "--configfile", str(config), cwd=local,
                        timeout=args.timeout)
     local_s = time.perf_counter() - start
     if result.returncode:
@@ -68,7 +69,7 @@ def main() -> None:
     try:
         start = time.perf_counter()
         result = subprocess.run(slurm_command(config, cluster, args.timeout, args.jobs),
-                                cwd=cluster, capture_output=True, text=True)
+                                cwd=cluster, capture_output=True, text=True, env=run_env())
         slurm_s = time.perf_counter() - start
     finally:
         subprocess.run(["bash", str(SLURM_STOP), str(state)], check=False)

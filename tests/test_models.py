@@ -228,3 +228,46 @@ def test_bad_checkpoint_names_file(tmp_path):
         load_checkpoint(wrong)
     with pytest.raises(FileNotFoundError, match=r"absent\.pt"):
         build_scorer("x", {"family": "checkpoint", "path": str(tmp_path / "absent.pt")})
+
+
+USER_MODEL = '''
+import numpy as np
+
+class Means:
+    def __init__(self, name, scale):
+        self.name, self.device, self.scale = name, "cpu", scale
+
+    def embed_images(self, images, batch_size=256):
+        x = np.array([np.asarray(im, dtype=np.float32).mean(axis=(0, 1)) for im in images])
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+    def embed_texts(self, texts, batch_size=256):
+        x = np.array([[len(t), t.count(" ") + 1, self.scale] for t in texts], dtype=np.float32)
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+def build(name, entry, device):
+    return Means(name, entry["options"]["scale"])
+'''
+
+
+def test_python_family_builds_a_users_model(tmp_path, monkeypatch):
+    (tmp_path / "my_models.py").write_text(USER_MODEL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = {"family": "python", "factory": "my_models:build", "options": {"scale": 2.0}}
+    scorer = build_scorer("mine", entry)
+    assert scorer.name == "mine" and scorer.scale == 2.0
+    emb = scorer.embed_images([Image.new("RGB", (4, 4), (255, 0, 0))])
+    np.testing.assert_allclose(emb, [[1.0, 0.0, 0.0]])
+    assert scorer.embed_texts(["a b"]).shape == (1, 3)
+
+
+@pytest.mark.parametrize(("factory", "error"), [
+    ("my_models.build", "not 'package.module:function'"),
+    ("no_such_module_xyz:build", "cannot import 'no_such_module_xyz'"),
+    ("my_models:absent", "has no function 'absent'"),
+])
+def test_python_family_errors_name_the_model(tmp_path, monkeypatch, factory, error):
+    (tmp_path / "my_models.py").write_text(USER_MODEL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises((ValueError, ImportError), match=rf"model 'mine'.*{error}"):
+        build_scorer("mine", {"family": "python", "factory": factory})

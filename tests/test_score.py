@@ -74,5 +74,5 @@ def test_missing_embeddings_are_named(tmp_path):
         score_items(items, np.zeros((1, 2)), {"real": 0}, np.zeros((1, 2)), {"t": 0})
     with pytest.raises(ValueError, match="2 embeddings for 1 ids"):
         save_embeddings(np.zeros((2, 2)), ["a"], tmp_path / "a.npy", tmp_path / "a.ids.json")
-    with pytest.raises(OSError, match="cannot read image"):
+    with pytest.raises(OSError, match=r"no\.png"):
         embed_image_set(ColourScorer(), pd.DataFrame({"path": [str(tmp_path / "no.png")]}))

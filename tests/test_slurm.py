@@ -4,9 +4,9 @@ shipped profile), giving the same tables as a local run.
 scripts/slurm/start.sh installs and starts SLURM (Debian packages, root); where it cannot,
 the test is skipped with the reason. The daemons it started are stopped by pid afterwards.
 The config is the tiny end-to-end one cut to the ARO/SugarCrepe/retrieval part (pretraining,
-one fine-tuning run, 5 benchmarks, every table they feed; 32 jobs, ~45 s locally and ~225 s
-through SLURM on this 2-core machine): every SLURM job pays a Snakemake start-up and status
-polling, so the whole tiny DAG (207 jobs) would take most of CI's time.
+one fine-tuning run, 5 benchmarks, a model that fails once, every table they feed): every
+SLURM job pays a Snakemake start-up and status polling, so the whole tiny DAG would take
+most of CI's time (scripts/bench_slurm.py measures it).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .workflow_runs import SLURM_START, SLURM_STOP, slurm_command
+from .workflow_runs import SLURM_START, SLURM_STOP, run_env, slurm_command
 
 TIMEOUT_S = 900  # SIGINT after this (the plugin can wait forever on an unknown job status)
 
@@ -37,14 +37,15 @@ def slurm(tmp_path_factory):
 
 def timed(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
     start = time.perf_counter()
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S + 60)
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S + 60,
+                            env=run_env())
     return result, time.perf_counter() - start
 
 
 @pytest.fixture(scope="module")
 def runs(slurm, cut_run, cut_config_file, tmp_path_factory):
     """(local folder, seconds), (SLURM folder, seconds, log) of the same config."""
-    local, local_s = cut_run
+    local, local_s, _ = cut_run
     work = tmp_path_factory.mktemp("cut-slurm")
     result, slurm_s = timed(slurm_command(cut_config_file, work, TIMEOUT_S), work)
     assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
@@ -71,4 +72,14 @@ def test_small_jobs_are_bundled_and_rule_logs_survive(runs):
     _, (work, _, log) = runs
     assert "group job" in log.lower() or "groupid" in log.lower()
     assert (work / "logs" / "train" / "world_clip.log").read_text().strip()
-    assert not list(Path(work, "logs", "slurm").rglob("*.log"))
+    kept = list(Path(work, "logs", "slurm").rglob("*.log"))
+    # only the failed first attempt of the flaky model's job keeps its SLURM log
+    assert all("embed_model" in str(p) for p in kept), kept
+
+
+@pytest.mark.slow
+def test_a_job_that_fails_once_is_retried_through_slurm(runs):
+    """The profile's `retries: 1` resubmits the flaky model's job (tests.flaky_model)."""
+    _, (work, _, log) = runs
+    assert (work / "flaky_model.failed").exists()
+    assert "Trying to restart job" in log

@@ -3,6 +3,7 @@ end-to-end config, a cut of it, and the command that runs a config through a loc
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,12 +24,21 @@ SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "e
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
     """Run Snakemake on this checkout's Snakefile with `cwd` as working folder."""
     cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(cwd), *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=run_env())
+
+
+def run_env() -> dict[str, str]:
+    """The environment of workflow runs: the checkout on PYTHONPATH, so that jobs can import
+    test models (tests.flaky_model) as a user's own package."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
 
 
 def cut_config(path: Path) -> Path:
     """The tiny config cut to world CLIP, one CLIP-FT seed and the ARO-side benchmarks
-    (pretraining, a fine-tuning run, 5 benchmarks and every table they feed)."""
+    (pretraining, a fine-tuning run, 5 benchmarks and every table they feed), plus a model
+    that fails once (tests.flaky_model): runs of it need retries."""
     cfg = yaml.safe_load(TINY.read_text())
     cfg["benchmarks"] = {b: cfg["benchmarks"][b] for b in
                          ("vg_relation", "vg_attribution", "order", "sugarcrepe",
@@ -36,6 +46,12 @@ def cut_config(path: Path) -> Path:
     cfg["train"] = {"world_clip": cfg["train"]["world_clip"],
                     "clip_ft": {**cfg["train"]["clip_ft"], "seeds": [0]}}
     cfg["models"] = {m: cfg["models"][m] for m in ("world_clip", "clip_ft")}
+    # world CLIP again, as a user's own model whose first attempt fails (retries must save it)
+    cfg["models"]["flaky"] = {
+        "family": "python", "factory": "tests.flaky_model:build", "label": "CLIP (retried)",
+        "files": ["results/checkpoints/world_clip/model.pt"],
+        "options": {"marker": "flaky_model.failed"},
+    }
     for key in ("generation", "detectors", "hard_negatives"):
         cfg.pop(key, None)
     path.write_text(yaml.safe_dump(cfg))

@@ -1,4 +1,5 @@
-"""Atomic, deterministic file writers: temp file in the same folder, then ``os.replace``."""
+"""File I/O of the workflow: atomic, deterministic writers (temp file in the same folder,
+then ``os.replace``), and readers whose errors name the file that is bad."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+from PIL import Image
 
 
 @contextmanager
@@ -52,3 +55,32 @@ def write_npy(array: np.ndarray, path: str | os.PathLike) -> None:
     """Write a NumPy array atomically."""
     with atomic_path(path, suffix=".npy") as tmp:
         np.save(tmp, array)
+
+
+class InputFileError(OSError):
+    """An input file that exists but cannot be read (truncated, corrupt, wrong format)."""
+
+
+def read_parquet(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
+    """Read a Parquet table; a truncated or corrupt file raises `InputFileError` naming it."""
+    try:
+        return pd.read_parquet(path, **kwargs)
+    except (OSError, ValueError, pa.ArrowException) as err:
+        if not Path(path).is_file():
+            raise
+        raise InputFileError(
+            f"cannot read Parquet file {path}: {err} (truncated or corrupt? delete it and "
+            "rerun, and the rule that writes it runs again)"
+        ) from err
+
+
+def open_rgb(path: str | os.PathLike) -> Image.Image:
+    """Load an image fully as RGB; a truncated or corrupt file raises `InputFileError`
+    naming it (PIL's own messages often do not)."""
+    try:
+        with Image.open(path) as img:
+            return img.convert("RGB")
+    except OSError as err:
+        if not Path(path).is_file():
+            raise
+        raise InputFileError(f"cannot read image {path}: {err}") from err

@@ -209,6 +209,8 @@ def model_files(model):
     entry = MODEL_ENTRIES[model]
     if "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]
+    if entry["family"] == "python":
+        return list(entry.get("files", []))
     return [
         entry[key]
         for key in ("path", "pretrained")

@@ -4,14 +4,14 @@ items plus an altered copy per alteration and seed (BISON Fig. 9)."""
 import pandas as pd
 
 from vlcomp.benchmarks.bison import altered_items
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.text.nlp import load_spacy
 from vlcomp.text.perturbations import changed_summary, perturb_captions
 from vlcomp.text.wordnet import load_wordnet
 
 with job_log(snakemake.log[0]) as log:
-    items = pd.read_parquet(snakemake.input.bison)
+    items = read_parquet(snakemake.input.bison)
     captions = pd.DataFrame({"caption_id": items.item_id,
                              "text": [texts[0] for texts in items.texts]})
     table = perturb_captions(captions, snakemake.params.alterations, snakemake.params.seeds,

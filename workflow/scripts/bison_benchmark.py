@@ -1,11 +1,10 @@
 """BISON-style items: test images paired by averaged caption word vectors, captions chosen
 and verified by the oracle (BISON stages 1-3)."""
 
-import pandas as pd
 
 from vlcomp.benchmarks.bison import bison_items, similar_images
 from vlcomp.data.world import read_scenes
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.checkpoint import load_checkpoint
 from vlcomp.models.world_clip import world_tokenizer
@@ -17,7 +16,7 @@ with job_log(snakemake.log[0]) as log:
     opts = snakemake.params.bison
     vectors = opts.get("vectors", {})
     cfg = WorldConfig.from_dict(snakemake.params.world)
-    captions = pd.read_parquet(snakemake.input.captions)
+    captions = read_parquet(snakemake.input.captions)
     scenes = {k: s for k, s in read_scenes(snakemake.input.scenes).items() if s.split == "test"}
     if vectors.get("source", "word2vec") == "word2vec":
         train = captions[captions.split == "train"].text

@@ -1,14 +1,13 @@
 """BiVLC-style 2×2 items from SugarCrepe-style items and their chosen negative images."""
 
-import pandas as pd
 
 from vlcomp.benchmarks.bivlc import bivlc_items, rendered_selection
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 
 with job_log(snakemake.log[0]) as log:
-    sugarcrepe = pd.read_parquet(snakemake.input.sugarcrepe)
-    selection = pd.read_parquet(snakemake.input.selection)
+    sugarcrepe = read_parquet(snakemake.input.sugarcrepe)
+    selection = read_parquet(snakemake.input.selection)
     if snakemake.params.negatives == "rendered":
         selection = rendered_selection(sugarcrepe, selection)
     else:

@@ -2,8 +2,7 @@
 
 from pathlib import Path
 
-import pandas as pd
-
+from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.score.embeddings import embed_image_set, save_embeddings
@@ -13,7 +12,7 @@ with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
-    images = pd.read_parquet(snakemake.input.imageset)
+    images = read_parquet(snakemake.input.imageset)
     emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size)
     save_embeddings(emb, images.image_id.tolist(), Path(snakemake.output.npy),
                     Path(snakemake.output.ids))

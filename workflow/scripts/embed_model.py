@@ -7,8 +7,7 @@ model instead of once per set saves most of the evaluation's wall time on a smal
 
 from pathlib import Path
 
-import pandas as pd
-
+from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.score.embeddings import embed_image_set, embed_texts, save_embeddings, unique_texts
@@ -21,13 +20,13 @@ with job_log(snakemake.log[0]) as log:
     batch_size = snakemake.params.batch_size
     for source, npy, ids in zip(snakemake.input.imagesets, snakemake.output.images,
                                 snakemake.output.image_ids, strict=True):
-        images = pd.read_parquet(source)
+        images = read_parquet(source)
         emb = embed_image_set(scorer, images, batch_size=batch_size)
         save_embeddings(emb, images.image_id.tolist(), Path(npy), Path(ids))
         log.info("%s: %d images -> %s", source, len(images), emb.shape)
     text_sets = []  # (ids, texts) per output, in output order
     for source in snakemake.input.texts:
-        table = pd.read_parquet(source)
+        table = read_parquet(source)
         if "query_id" in table:  # retrieval queries: one row per query
             text_sets.append((table.query_id.tolist(), table.text.tolist()))
         elif "text" in table:  # a list of texts (the robustness suite's): keyed by the text

@@ -14,7 +14,7 @@ from vlcomp.generate.filters import (
     texts_of,
 )
 from vlcomp.generate.world_backend import scene_from_meta
-from vlcomp.io import write_json, write_parquet
+from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.torch_threads import set_torch_threads
 from vlcomp.world.config import WorldConfig
@@ -22,8 +22,8 @@ from vlcomp.world.grammar import CaptionParser
 
 with job_log(snakemake.log[0]) as log:
     options = snakemake.params.filter
-    items = generation_items(pd.read_parquet(snakemake.input.source))
-    candidates = pd.read_parquet(snakemake.input.candidates).rename(columns={"key": "item_id"})
+    items = generation_items(read_parquet(snakemake.input.source))
+    candidates = read_parquet(snakemake.input.candidates).rename(columns={"key": "item_id"})
     oracle = None
     if hasattr(snakemake.input, "scenes"):
         cfg = WorldConfig.from_dict(snakemake.params.world)
@@ -41,7 +41,7 @@ with job_log(snakemake.log[0]) as log:
 
         set_torch_threads(snakemake.params.threads)
         scorer = build_scorer(options["model"], snakemake.params.entry, snakemake.params.device)
-        natural = pd.read_parquet(snakemake.input.images)
+        natural = read_parquet(snakemake.input.images)
         natural = natural[natural.image_id.isin({i[0] for i in items.image_ids})]
         images = pd.concat([natural[["image_id", "path"]], candidates[["image_id", "path"]]])
         image_emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size)

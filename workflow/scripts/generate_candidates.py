@@ -1,17 +1,16 @@
 """Generate N candidate negative images per negative caption of one generated set."""
 
-import pandas as pd
 
 from vlcomp.generate.backends import build_backend
 from vlcomp.generate.candidates import generate_candidates, generation_items
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     options = snakemake.params.options
-    items = generation_items(pd.read_parquet(snakemake.input.source))
+    items = generation_items(read_parquet(snakemake.input.source))
     backend = build_backend(options, snakemake.params.world, snakemake.params.device)
     manifest = generate_candidates(
         items.item_id.tolist(), [t[1] for t in items.texts], backend,

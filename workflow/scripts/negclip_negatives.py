@@ -1,14 +1,13 @@
 """NegCLIP hard negative captions for the captions of one split."""
 
-import pandas as pd
 
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.text.negclip import load_negclip_nlp, negatives_for_captions
 
 with job_log(snakemake.log[0]) as log:
     opts = snakemake.params.options
-    captions = pd.read_parquet(snakemake.input.captions)
+    captions = read_parquet(snakemake.input.captions)
     captions = captions[captions.split == opts.get("split", "train")]
     negatives = negatives_for_captions(
         captions[["caption_id", "text"]], load_negclip_nlp(snakemake.params.spacy_model),

@@ -3,25 +3,23 @@
 from pathlib import Path
 
 import pandas as pd
-from PIL import Image
 from tqdm import tqdm
 
 from vlcomp.image.shuffle import IMAGE_PERTURBATIONS
-from vlcomp.io import write_parquet
+from vlcomp.io import open_rgb, read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.seeding import stable_rng
 
 with job_log(snakemake.log[0]) as log:
     name, seed = snakemake.wildcards.perturbation, int(snakemake.wildcards.seed)
     shuffle = IMAGE_PERTURBATIONS[name]
-    source = pd.read_parquet(snakemake.input[0])
+    source = read_parquet(snakemake.input[0])
     folder = Path(snakemake.output.images)
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for image_id, path in tqdm(zip(source.image_id, source.path, strict=True),
                                total=len(source), desc=name):
-        with Image.open(path) as image:
-            out = shuffle(image.convert("RGB"), stable_rng("image", name, seed, image_id))
+        out = shuffle(open_rgb(path), stable_rng("image", name, seed, image_id))
         target = folder / f"{image_id}.png"
         out.save(target)
         paths.append(str(target))

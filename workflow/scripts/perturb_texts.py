@@ -5,7 +5,7 @@ import time
 
 import pandas as pd
 
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.text.nlp import load_spacy
 from vlcomp.text.perturbations import NEEDS_TAGS, NEEDS_WORDNET, changed_summary, perturb_captions
@@ -13,7 +13,7 @@ from vlcomp.text.wordnet import load_wordnet
 
 with job_log(snakemake.log[0]) as log:
     names = list(snakemake.params.perturbations)
-    queries = pd.concat([pd.read_parquet(p) for p in snakemake.input.perturbed_queries])
+    queries = pd.concat([read_parquet(p) for p in snakemake.input.perturbed_queries])
     queries = queries.drop_duplicates("query_id")
     nlp = load_spacy(snakemake.params.spacy_model) if set(names) & NEEDS_TAGS else None
     wordnet = load_wordnet(snakemake.input.wordnet) if set(names) & NEEDS_WORDNET else None
@@ -25,7 +25,7 @@ with job_log(snakemake.log[0]) as log:
              len(snakemake.params.seeds), time.perf_counter() - start)
     log.info("changed per perturbation:\n%s", changed_summary(table).to_string(index=False))
     write_parquet(table, snakemake.output.perturbed)
-    every_query = pd.concat([pd.read_parquet(p) for p in snakemake.input.queries])
+    every_query = pd.concat([read_parquet(p) for p in snakemake.input.queries])
     texts = sorted(set(every_query.text) | set(table.perturbed))
     write_parquet(pd.DataFrame({"text": texts}), snakemake.output.texts)
     log.info("%d distinct texts to embed per model", len(texts))

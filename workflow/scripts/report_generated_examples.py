@@ -1,14 +1,14 @@
 """A figure of generated candidates: positive image, the N candidates, the kept one."""
 
-import pandas as pd
 
+from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.report.generation import examples_figure
 
 with job_log(snakemake.log[0]) as log:
-    instances = pd.read_parquet(snakemake.input.instances)
-    candidates = pd.read_parquet(snakemake.input.manifest)
-    images = pd.read_parquet(snakemake.input.images)
+    instances = read_parquet(snakemake.input.instances)
+    candidates = read_parquet(snakemake.input.manifest)
+    images = read_parquet(snakemake.input.images)
     # one example per category, in the paper's order, then more of the first ones
     picks = instances.groupby(["type", "subtype"], sort=False).head(1)
     examples_figure(picks, candidates, dict(zip(images.image_id, images.path, strict=True)),

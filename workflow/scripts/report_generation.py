@@ -3,9 +3,8 @@
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from vlcomp.benchmarks.bivlc import category_counts
+from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.report.generation import detector_table, filter_table
 from vlcomp.report.tables import write_table
@@ -13,8 +12,8 @@ from vlcomp.report.tables import write_table
 with job_log(snakemake.log[0]) as log:
     table_name = snakemake.params.table
     if table_name == "table1":
-        table = category_counts(pd.read_parquet(snakemake.input.sugarcrepe),
-                                pd.read_parquet(snakemake.input.bivlc))
+        table = category_counts(read_parquet(snakemake.input.sugarcrepe),
+                                read_parquet(snakemake.input.bivlc))
     elif table_name == "filter":
         table = filter_table(json.loads(Path(snakemake.input.report).read_text()))
     elif table_name == "table4":

@@ -1,15 +1,14 @@
 """A retrieval benchmark: a dataset's test images as gallery; as queries each image's finest
 caption (the world's validation protocol) or every caption (COCO / Flickr30k Karpathy test)."""
 
-import pandas as pd
 
 from vlcomp.benchmarks.retrieval import finest_caption_queries, gallery_queries
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 
 with job_log(snakemake.log[0]) as log:
-    gallery = pd.read_parquet(snakemake.input.gallery)[["image_id"]]
-    captions = pd.read_parquet(snakemake.input.captions)
+    gallery = read_parquet(snakemake.input.gallery)[["image_id"]]
+    captions = read_parquet(snakemake.input.captions)
     test = captions[captions.split == "test"]
     image_ids = gallery.image_id.tolist()
     if snakemake.params.queries == "all":

@@ -2,15 +2,15 @@
 
 import pandas as pd
 
-from vlcomp.io import write_json
+from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.retrieval import retrieval_metrics
 from vlcomp.report.tables import write_csv
 from vlcomp.score.embeddings import ids_path_for, load_embeddings
 
 with job_log(snakemake.log[0]) as log:
-    gallery = pd.read_parquet(snakemake.input.gallery)
-    queries = pd.read_parquet(snakemake.input.queries)
+    gallery = read_parquet(snakemake.input.gallery)
+    queries = read_parquet(snakemake.input.queries)
     image_emb, image_rows = load_embeddings(snakemake.input.images,
                                             ids_path_for(snakemake.input.images))
     text_emb, text_rows = load_embeddings(snakemake.input.texts,

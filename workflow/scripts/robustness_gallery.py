@@ -5,18 +5,18 @@ import pandas as pd
 
 from vlcomp.benchmarks.retrieval import gallery_queries
 from vlcomp.data.world import read_scenes
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 
 with job_log(snakemake.log[0]) as log:
     spec = snakemake.params.spec
-    test = pd.read_parquet(snakemake.input.imageset)
+    test = read_parquet(snakemake.input.imageset)
     n = spec["images"]
     if n > len(test):
         raise ValueError(f"gallery {snakemake.wildcards.gallery}: {n} images asked, the test "
                          f"split has {len(test)} (config benchmarks.robustness.galleries)")
     image_ids = sorted(test.image_id)[:n]
-    captions = pd.read_parquet(snakemake.input.captions)
+    captions = read_parquet(snakemake.input.captions)
     scenes = read_scenes(snakemake.input.scenes) if hasattr(snakemake.input, "scenes") else None
     granularity = spec.get("granularity", "original")
     queries = gallery_queries(captions[captions.split == "test"], image_ids, scenes, granularity)

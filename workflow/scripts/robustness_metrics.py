@@ -3,7 +3,7 @@ shuffled images (ARO Tables 3-4, Hendriksen et al.)."""
 
 import pandas as pd
 
-from vlcomp.io import write_json
+from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.robustness import Embeddings, evaluate_gallery
 from vlcomp.report.tables import write_csv
@@ -21,12 +21,12 @@ with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     model = embeddings(snakemake.input.model_images, snakemake.input.model_texts)
     relevance = embeddings(snakemake.input.relevance_images, snakemake.input.relevance_texts)
-    perturbed = pd.read_parquet(snakemake.input.perturbed)
+    perturbed = read_parquet(snakemake.input.perturbed)
     records = []
     for gallery, g_path, q_path in zip(p.galleries, snakemake.input.galleries,
                                        snakemake.input.queries, strict=True):
-        image_ids = pd.read_parquet(g_path).image_id.tolist()
-        queries = pd.read_parquet(q_path)
+        image_ids = read_parquet(g_path).image_id.tolist()
+        queries = read_parquet(q_path)
         chosen = gallery in p.perturbed_galleries
         records += evaluate_gallery(
             gallery, image_ids, queries, model, relevance,

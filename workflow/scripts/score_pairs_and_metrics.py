@@ -9,8 +9,8 @@ files, may be empty); params ``entry``, ``kind``, ``options``, ``batch_size``, `
 e.g. ``{kind: itm_plus_itc}`` for BLIP ITM); outputs ``scores``, ``json``, ``csv``.
 """
 
-import pandas as pd
 
+from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.report.metric_records import write_benchmark_outputs
@@ -21,8 +21,8 @@ with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
-    items = pd.read_parquet(snakemake.input.benchmark)
-    images = image_index(pd.read_parquet(p) for p in snakemake.input.imagesets)
+    items = read_parquet(snakemake.input.benchmark)
+    images = image_index(read_parquet(p) for p in snakemake.input.imagesets)
     scores = score_items_pairwise(items, images, scorer,
                                   batch_size=snakemake.params.batch_size,
                                   options=getattr(snakemake.params, "pair_options", None))

@@ -1,17 +1,16 @@
 """SugarCrepe-style items (7 subsets) from scene-graph edits of the test scenes."""
 
-import pandas as pd
 
 from vlcomp.benchmarks.sugarcrepe import sugarcrepe_items
 from vlcomp.data.world import read_scenes
-from vlcomp.io import atomic_path, write_parquet
+from vlcomp.io import atomic_path, read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.world.config import WorldConfig
 
 with job_log(snakemake.log[0]) as log:
     cfg = WorldConfig.from_dict(snakemake.params.world)
     scenes = {k: s for k, s in read_scenes(snakemake.input.scenes).items() if s.split == "test"}
-    captions = pd.read_parquet(snakemake.input.captions)
+    captions = read_parquet(snakemake.input.captions)
     items, edited = sugarcrepe_items(scenes, captions[captions.split == "test"], cfg,
                                      snakemake.params.seed)
     write_parquet(items, snakemake.output.sugarcrepe)

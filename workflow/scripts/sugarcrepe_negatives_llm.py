@@ -1,14 +1,13 @@
 """SugarCrepe-style hard negative captions written by an LLM (TROHN-Text route)."""
 
-import pandas as pd
 
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.text.llm_negatives import SUBSETS, HFTextGenerator, llm_negatives
 
 with job_log(snakemake.log[0]) as log:
     opts = snakemake.params.options
-    captions = pd.read_parquet(snakemake.input.captions)
+    captions = read_parquet(snakemake.input.captions)
     captions = captions[captions.split == opts.get("split", "train")]
     llm = opts["llm"]  # keys checked by config/schema.yaml: HFTextGenerator's arguments
     generator = HFTextGenerator(**llm)

@@ -1,9 +1,8 @@
 """SugarCrepe-style negatives of world captions by oracle-verified scene-graph edits."""
 
-import pandas as pd
 
 from vlcomp.data.world import read_scenes
-from vlcomp.io import write_parquet
+from vlcomp.io import read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.text.world_negatives import world_negatives
 from vlcomp.world.config import WorldConfig
@@ -13,7 +12,7 @@ with job_log(snakemake.log[0]) as log:
     split = opts.get("split", "train")
     cfg = WorldConfig.from_dict(snakemake.params.world)
     scenes = read_scenes(snakemake.input.scenes)
-    captions = pd.read_parquet(snakemake.input.captions)
+    captions = read_parquet(snakemake.input.captions)
     negatives = world_negatives(scenes, captions[captions.split == split], cfg,
                                 seed=opts.get("seed", 0))
     write_parquet(negatives, snakemake.output[0])

@@ -5,10 +5,9 @@ epoch by validation R@1 becomes model.pt."""
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import torch
 
-from vlcomp.io import write_json
+from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.models.checkpoint import load_checkpoint, save_checkpoint, save_state_dict
 from vlcomp.models.open_clip_family import OpenClipScorer
@@ -37,14 +36,14 @@ with job_log(snakemake.log[0]) as log:
         seed=run["seed"], threads=snakemake.params.threads,
         objective=run.get("objective", "clip"), amp=run.get("amp", True),
     )
-    images = pd.read_parquet(snakemake.input.images)
-    captions = pd.read_parquet(snakemake.input.captions)
+    images = read_parquet(snakemake.input.images)
+    captions = read_parquet(snakemake.input.captions)
     if "caption_templates" in run:
         captions = captions[captions.template.isin(run["caption_templates"])]
     instances = None
     if hasattr(snakemake.input, "instances"):
         # TROHN-Img: train on the captions that have a generated hard negative
-        instances = pd.read_parquet(snakemake.input.instances)
+        instances = read_parquet(snakemake.input.instances)
         keep = (captions.split != "train") | captions.caption_id.isin(instances.caption_id)
         captions = captions[keep]
     # a pretrained open_clip model (real data) reads images from disk batch by batch
@@ -75,7 +74,7 @@ with job_log(snakemake.log[0]) as log:
     model = model.to(snakemake.params.device)
     hard = {}
     if hasattr(snakemake.input, "negatives"):
-        table = negatives_by_caption(pd.read_parquet(snakemake.input.negatives))
+        table = negatives_by_caption(read_parquet(snakemake.input.negatives))
         hard["negatives"] = align_negatives(train.caption_ids, table)
         with_neg = sum(bool(n) for image in hard["negatives"] for n in image)
         total = sum(len(image) for image in hard["negatives"])
@@ -89,7 +88,7 @@ with job_log(snakemake.log[0]) as log:
                  "images", len(train.images), int(instances.caption_id.nunique()),
                  len(set(train.image_ids)))
     if hasattr(snakemake.input, "pairs"):
-        pairs = pd.read_parquet(snakemake.input.pairs)
+        pairs = read_parquet(snakemake.input.pairs)
         hard["neighbours"] = neighbour_indices(train.image_ids, pairs)
     if pretrained:  # paths so far: decoded batch by batch with the model's own transform
         workers = max(1, snakemake.params.threads)

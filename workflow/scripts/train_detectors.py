@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from vlcomp.io import write_json
+from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
 from vlcomp.models.registry import build_scorer
@@ -17,12 +17,12 @@ with job_log(snakemake.log[0]) as log:
     batch = snakemake.params.batch_size
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
-    inst = pd.read_parquet(snakemake.input.instances)
+    inst = read_parquet(snakemake.input.instances)
     if opts.get("max_instances") and len(inst) > opts["max_instances"]:
         inst = subsample(inst, opts["max_instances"], opts.get("seed", 0))
-    bivlc = pd.read_parquet(snakemake.input.bivlc)
-    sugarcrepe = pd.read_parquet(snakemake.input.sugarcrepe)
-    paths = pd.concat([pd.read_parquet(p)[["image_id", "path"]] for p in snakemake.input.images]
+    bivlc = read_parquet(snakemake.input.bivlc)
+    sugarcrepe = read_parquet(snakemake.input.sugarcrepe)
+    paths = pd.concat([read_parquet(p)[["image_id", "path"]] for p in snakemake.input.images]
                       + [pd.DataFrame({"image_id": inst.negative_image_id,
                                        "path": inst.negative_path})]).drop_duplicates("image_id")
     needed = (set(inst.image_id) | set(inst.negative_image_id)

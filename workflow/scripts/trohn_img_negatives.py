@@ -1,8 +1,7 @@
 """Score SugarCrepe-style caption pairs of the training captions and select TROHN-Img's."""
 
-import pandas as pd
 
-from vlcomp.io import write_json, write_parquet
+from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
 from vlcomp.text.text_scorers import build_text_scorer
@@ -14,8 +13,8 @@ from vlcomp.world.grammar import CaptionParser
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     opts = snakemake.params.options
-    pairs = pd.read_parquet(snakemake.input.negatives)
-    captions = pd.read_parquet(snakemake.input.captions)
+    pairs = read_parquet(snakemake.input.negatives)
+    captions = read_parquet(snakemake.input.captions)
     if opts.get("caption_templates"):
         allowed = set(captions[captions.template.isin(opts["caption_templates"])].caption_id)
         pairs = pairs[pairs.caption_id.isin(allowed)]

@@ -14,9 +14,9 @@ from itertools import combinations
 from pathlib import Path
 
 import pandas as pd
-from PIL import Image
 
 from vlcomp.benchmarks.schema import make_items
+from vlcomp.io import open_rgb
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import true_relations
@@ -35,13 +35,12 @@ def write_crops(scenes: Iterable[Scene], images: pd.DataFrame, crops_dir: Path) 
     paths = dict(zip(images.image_id, images.path, strict=True))
     rows = []
     for scene in scenes:
-        with Image.open(paths[scene.scene_id]) as img:
-            img = img.convert("RGB")
-            for i, j in combinations(range(len(scene.objects)), 2):
-                cid = crop_id(scene, i, j)
-                path = crops_dir / f"{cid}.png"
-                crop_union(img, [scene.objects[i], scene.objects[j]]).save(path)
-                rows.append({"image_id": cid, "path": str(path), "scene_id": scene.scene_id})
+        img = open_rgb(paths[scene.scene_id])
+        for i, j in combinations(range(len(scene.objects)), 2):
+            cid = crop_id(scene, i, j)
+            path = crops_dir / f"{cid}.png"
+            crop_union(img, [scene.objects[i], scene.objects[j]]).save(path)
+            rows.append({"image_id": cid, "path": str(path), "scene_id": scene.scene_id})
     return pd.DataFrame(rows)
 
 

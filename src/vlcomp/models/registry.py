@@ -3,11 +3,13 @@
 Every family but ``hf_blip_lm`` is a dual encoder (`Scorer`: ``embed_images`` /
 ``embed_texts``). ``hf_blip_itm`` also scores pairs jointly (``score_pairs``);
 ``hf_blip_lm`` only scores pairs (``log_likelihood``, log P(text | image)), so it serves the
-pair-scoring steps, not the embedding ones.
+pair-scoring steps, not the embedding ones. Family ``python`` is a researcher's own model,
+built by a function of theirs (``factory: "package.module:function"``).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -31,12 +33,35 @@ def build_checkpoint_scorer(name: str, entry: dict[str, Any], device: str = "cpu
     )
 
 
+def build_python_scorer(name: str, entry: dict[str, Any], device: str = "cpu") -> Any:
+    """A model of your own: entry `factory` names an importable ``package.module:function``,
+    called as ``function(name, entry, device)``; it returns a `Scorer` (or a pair scorer, for
+    an entry with `pair_score`). The rest of the entry (`options`, `files`) is the
+    function's to read; `files` are also the job's inputs."""
+    spec = str(entry.get("factory", ""))
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"model {name!r}: factory {spec!r} is not 'package.module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ImportError(
+            f"model {name!r}: cannot import {module_name!r} (factory {spec!r}); is it on "
+            f"PYTHONPATH or installed? {err}"
+        ) from err
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise ValueError(f"model {name!r}: {module_name} has no function {attribute!r}")
+    return factory(name, entry, device)
+
+
 FAMILIES: dict[str, ScorerFactory] = {
     "open_clip": OpenClipScorer,
     "checkpoint": build_checkpoint_scorer,
     "hf_dual": HFDualEncoderScorer,
     "hf_blip_itm": BlipItmScorer,
     "hf_blip_lm": BlipCaptionScorer,
+    "python": build_python_scorer,
 }
 
 

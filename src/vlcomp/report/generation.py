@@ -12,8 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
-from PIL import Image
 
+from vlcomp.io import open_rgb
 from vlcomp.report.figures import _save_png
 
 # Random baseline of BiVLC Table 4.
@@ -80,14 +80,12 @@ def examples_figure(
     by_item = {i: g.sort_values("candidate") for i, g in candidates.groupby("item_id")}
     for r, inst in enumerate(shown.itertuples()):
         ax = axes[r][0]
-        with Image.open(natural_paths[inst.image_id]) as img:
-            ax.imshow(img.convert("RGB"))
+        ax.imshow(open_rgb(natural_paths[inst.image_id]))
         ax.set_title(_short(inst.caption), fontsize=6)
         ax.set_ylabel(f"{inst.type} {inst.subtype}", fontsize=7)
         for c, cand in enumerate(by_item[inst.item_id].itertuples(), start=1):
             ax = axes[r][c]
-            with Image.open(cand.path) as img:
-                ax.imshow(img.convert("RGB"))
+            ax.imshow(open_rgb(cand.path))
             kept = cand.image_id == inst.negative_image_id
             rejected = hasattr(cand, "oracle_valid") and not bool(cand.oracle_valid)
             label = "kept" if kept else ("false" if rejected else "")

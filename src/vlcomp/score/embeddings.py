@@ -11,7 +11,7 @@ import pandas as pd
 from PIL import Image
 from tqdm import tqdm
 
-from vlcomp.io import atomic_path, write_npy
+from vlcomp.io import atomic_path, open_rgb, write_npy
 
 
 def image_boxes(images: pd.DataFrame) -> list:
@@ -25,11 +25,7 @@ def open_image(path: str | Path, box: Sequence[float] | None = None) -> Image.Im
     The crop is ``(x, y, x + w, y + h)``, PIL rounding the corners, as ARO crops VG regions.
     Raises OSError naming the file when it cannot be read.
     """
-    try:
-        with Image.open(path) as img:
-            img = img.convert("RGB")
-    except OSError as err:
-        raise OSError(f"cannot read image {path}: {err}") from err
+    img = open_rgb(path)
     if box is not None:
         x, y, w, h = (float(v) for v in box)
         img = img.crop((x, y, x + w, y + h))

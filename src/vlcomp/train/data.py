@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from PIL import Image
+
+from vlcomp.io import open_rgb
 
 
 @dataclass
@@ -116,11 +117,7 @@ def load_images(paths: Sequence[str]) -> np.ndarray:
     """(N, H, W, 3) uint8 array of the images at ``paths`` (all of one size)."""
     arrays = []
     for path in paths:
-        try:
-            with Image.open(path) as img:
-                arrays.append(np.asarray(img.convert("RGB"), dtype=np.uint8))
-        except OSError as err:
-            raise OSError(f"cannot read image {path}: {err}") from err
+        arrays.append(np.asarray(open_rgb(path), dtype=np.uint8))
     if not arrays:
         return np.zeros((0, 1, 1, 3), dtype=np.uint8)
     return np.stack(arrays)

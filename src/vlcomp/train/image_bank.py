@@ -13,6 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 from PIL import Image
 
+from vlcomp.io import open_rgb
+
 Transform = Callable[[Image.Image], torch.Tensor]
 
 
@@ -37,12 +39,7 @@ class FileImages:
         return len(self.paths)
 
     def _load(self, row: int) -> torch.Tensor:
-        path = self.paths[row]
-        try:
-            with Image.open(path) as img:
-                return self.transform(img.convert("RGB"))
-        except OSError as err:
-            raise OSError(f"cannot read training image {path}: {err}") from err
+        return self.transform(open_rgb(self.paths[row]))
 
     def __getitem__(self, index: torch.Tensor | slice | Sequence[int]) -> torch.Tensor:
         rows = _rows(index, len(self))
