@@ -61,3 +61,30 @@ def test_itm_pair_scores(tiny_blip):
         scorer.score_pairs(IMAGES, TEXTS, kind="itc")
     with pytest.raises(ValueError, match="2 images but 1 texts"):
         scorer.score_pairs(IMAGES, TEXTS[:1])
+
+
+def test_itm_encodes_each_distinct_image_once(tiny_blip):
+    """Three texts against each of two images: two images through the vision tower, and the
+    same scores as the model's own forward pass pair by pair."""
+    from transformers import BlipProcessor
+
+    path, model = tiny_blip
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    texts = ["a red square", "a dog on a mat", "blue circle"] * 2
+    images = [IMAGES[0]] * 3 + [IMAGES[1]] * 3
+    scorer._load()
+    seen = []
+    hook = scorer._model.vision_model.register_forward_hook(
+        lambda module, args, out: seen.append(out.last_hidden_state.shape[0]))
+    try:
+        scores = scorer.score_pairs(images, texts, kind="itm_plus_itc", batch_size=4)
+    finally:
+        hook.remove()
+    assert sum(seen) == 2
+    processor = BlipProcessor.from_pretrained(path)
+    for k, (image, text) in enumerate(zip(images, texts, strict=True)):
+        inputs = processor(images=[image], text=[text], return_tensors="pt")
+        with torch.no_grad():
+            itm = model(**inputs, use_itm_head=True).itm_score[0, 1]
+            itc = model(**inputs, use_itm_head=False).itm_score[0, 0]
+        assert scores[k] == pytest.approx(float(itm + itc), abs=1e-5)

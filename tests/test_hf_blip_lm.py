@@ -44,9 +44,9 @@ def _by_hand(model, tokenizer, image, text, prompt="a picture of "):
 def test_sum_and_mean_log_likelihood_by_hand(tiny_captioner):
     path, model, tokenizer = tiny_captioner
     texts = ["red square", "a blue circle on a mat"]
-    total = BlipCaptionScorer("b", {"model": str(path)}).log_likelihood(IMAGES, texts)
-    mean = BlipCaptionScorer("b", {"model": str(path), "reduction": "mean"}).log_likelihood(
+    total = BlipCaptionScorer("b", {"model": str(path), "reduction": "sum"}).log_likelihood(
         IMAGES, texts)
+    mean = BlipCaptionScorer("b", {"model": str(path)}).log_likelihood(IMAGES, texts)  # Eq. 2
     for k, text in enumerate(texts):
         expected, n = _by_hand(model, tokenizer, IMAGES[k], text)
         assert total[k] == pytest.approx(expected, abs=1e-4)  # padded batch = one by one
@@ -79,3 +79,60 @@ def test_registry_builds_the_captioner(tiny_captioner):
     texts = ["red square", "a blue circle on a mat"]
     np.testing.assert_allclose(scorer.log_likelihood(IMAGES, texts),
                                direct.log_likelihood(IMAGES, texts), atol=1e-6)
+
+
+def test_vision_tower_runs_once_per_distinct_image(tiny_captioner):
+    """Five captions per image: two vision passes' worth of images, ten text passes; the
+    scores equal those of one pair at a time."""
+    path, model, tokenizer = tiny_captioner
+    scorer = BlipCaptionScorer("b", {"model": str(path), "reduction": "sum"})
+    texts = ["red square", "dog on mat", "a blue circle", "red", "mat on a dog"]
+    images = [IMAGES[0]] * 5 + [IMAGES[1]] * 5
+    scorer._load()
+    seen = []
+    hook = scorer._model.vision_model.register_forward_hook(
+        lambda module, args, out: seen.append(out.last_hidden_state.shape[0]))
+    try:
+        scores = scorer.log_likelihood(images, texts * 2, batch_size=4)
+    finally:
+        hook.remove()
+    assert sum(seen) == 2
+    for k, (image, text) in enumerate(zip(images, texts * 2, strict=True)):
+        assert scores[k] == pytest.approx(_by_hand(model, tokenizer, image, text)[0], abs=1e-4)
+
+
+def test_gaussian_null_pixels():
+    from vlcomp.score.text_prior import gaussian_null_pixels
+
+    a = gaussian_null_pixels(4, 32, seed=3)
+    assert a.shape == (4, 3, 32, 32) and a.dtype == torch.float32
+    assert torch.equal(a, gaussian_null_pixels(4, 32, seed=3))
+    assert not torch.equal(a, gaussian_null_pixels(4, 32, seed=4))
+    big = gaussian_null_pixels(8, 64, mean=1.0, std=0.25)
+    assert float(big.mean()) == pytest.approx(1.0, abs=0.01)
+    assert float(big.std()) == pytest.approx(0.25, abs=0.01)
+    pixel = gaussian_null_pixels(2, 16, mean=0.4, space="pixel", image_mean=(0.5, 0.5, 0.5),
+                                 image_std=(0.5, 0.5, 0.5))
+    assert float(pixel.min()) >= -1 and float(pixel.max()) <= 1  # clipped to [0, 1] first
+    with pytest.raises(ValueError, match="null image space"):
+        gaussian_null_pixels(1, 8, space="latent")
+
+
+def test_null_image_prior_is_the_mean_probability_over_null_images(tiny_captioner):
+    from vlcomp.score.text_prior import log_prior_given_states
+
+    path, _, _ = tiny_captioner
+    scorer = BlipCaptionScorer("b", {"model": str(path)})
+    states = scorer.null_image_states(3, seed=0)
+    assert states.shape[0] == 3
+    texts = ["red square", "a dog on a mat"]
+    log_prior, per_image = log_prior_given_states(scorer, states, texts, batch_size=4)
+    assert per_image.shape == (2, 3)
+    for t, text in enumerate(texts):
+        for k in range(3):  # each cell is log P(text | null image k), scored alone
+            alone = scorer.log_likelihood_given_states(states, torch.tensor([k]), [text])
+            assert per_image[t, k] == pytest.approx(float(alone[0]), abs=1e-5)
+        assert log_prior[t] == pytest.approx(np.log(np.exp(per_image[t]).mean()), abs=1e-9)
+    # the null images differ from real ones: a real image gives other likelihoods
+    real = scorer.log_likelihood([IMAGES[0]], texts[:1])
+    assert not np.isclose(real[0], per_image[0]).any()

@@ -10,6 +10,8 @@ and ``Salesforce/blip-itm-large-coco`` (ViT-B / ViT-L, retrieval-finetuned on CO
 * ITM: ``score_pairs`` runs the text encoder with cross-attention to the image for each
   (image, text) pair and returns ``itm_head``'s match logit, P(match), or ARO's score for
   BLIP, match logit + ITC cosine (``blip_models.py``; BLIP's own retrieval evaluation).
+  The vision tower runs once per distinct image object of a call (`vision_reuse`); its
+  states serve every text scored against the image, and its CLS state gives the ITC term.
 
 Open point: LAVIS/BLIP replace the first token with ``[ENC]`` for the ITM pass
 (``ids[:, 0] = enc_token_id``); transformers' ``BlipForImageTextRetrieval`` feeds the
@@ -28,6 +30,7 @@ import torch.nn.functional as F
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
+from vlcomp.models.vision_reuse import encode_distinct
 
 DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
 PAPER_MODELS = ("Salesforce/blip-itm-base-coco", "Salesforce/blip-itm-large-coco")
@@ -90,19 +93,28 @@ class BlipItmScorer:
         if len(images) != len(texts):
             raise ValueError(f"{len(images)} images but {len(texts)} texts")
         self._load()
-        out = []
+        model, out = self._model, []
         with torch.inference_mode():
+            states, index = encode_distinct(
+                images, lambda batch: model.vision_model(pixel_values=self._pixels(batch))[0],
+                batch_size)
             for s in range(0, len(texts), batch_size):
-                pixels = self._pixels(images[s : s + batch_size])
                 tokens = self._tokens(texts[s : s + batch_size])
-                logits = self._model(input_ids=tokens.input_ids, pixel_values=pixels,
-                                     attention_mask=tokens.attention_mask,
-                                     use_itm_head=True).itm_score
+                image_states = states[index[s : s + batch_size]]
+                hidden = model.text_encoder(
+                    input_ids=tokens.input_ids, attention_mask=tokens.attention_mask,
+                    encoder_hidden_states=image_states,
+                    encoder_attention_mask=torch.ones(image_states.shape[:-1], dtype=torch.long,
+                                                      device=image_states.device),
+                ).last_hidden_state
+                logits = model.itm_head(hidden[:, 0, :])
                 score = logits.softmax(dim=-1)[:, 1] if kind == "itm_prob" else logits[:, 1]
+                if kind == "itm_plus_itc":
+                    image_feat = F.normalize(model.vision_proj(image_states[:, 0, :]), dim=-1)
+                    text_states = model.text_encoder(
+                        input_ids=tokens.input_ids, attention_mask=tokens.attention_mask,
+                    ).last_hidden_state
+                    text_feat = F.normalize(model.text_proj(text_states[:, 0, :]), dim=-1)
+                    score = score + (image_feat * text_feat).sum(dim=-1)
                 out.append(score.float().cpu())
-        scores = torch.cat(out).numpy().astype(np.float64)
-        if kind == "itm_plus_itc":
-            cosine = np.einsum("ij,ij->i", self.embed_images(images, batch_size),
-                               self.embed_texts(texts, batch_size))
-            scores = scores + cosine
-        return scores
+        return torch.cat(out).numpy().astype(np.float64) if out else np.zeros(0)

@@ -1,14 +1,18 @@
 """BLIP captioning models as generative scorers: log P(text | image) by teacher forcing.
 
 Registry entry ``{family: hf_blip_lm, model: Salesforce/blip-image-captioning-base,
-prompt: "a picture of ", reduction: sum|mean, revision, max_length}``. The papers'
+prompt: "a picture of ", reduction: mean|sum, revision, max_length}``. The papers'
 checkpoints (`PAPER_MODELS`): ``Salesforce/blip-image-captioning-base`` and
 ``Salesforce/blip-image-captioning-large``. As LAVIS's ``blip_caption`` does: the
 text is ``prompt + caption``, the first token is the decoder's ``[DEC]`` (bos), the prompt's
 tokens are not scored (``prompt_length = len(tokenizer(prompt).input_ids) - 1``), the final
 ``[SEP]`` is. Log-probabilities come from the logits, not from transformers' loss, which
-applies label smoothing (0.1) in ``BlipTextLMHeadModel``. Whether VisualGPTScore sums or
-averages token log-likelihoods is not published (reference note §C), so both are offered.
+applies label smoothing (0.1) in LAVIS. VisualGPTScore averages the token log-likelihoods
+(Lin et al. Eq. 2, w_k = 1/m): ``reduction: mean``, the default; ``sum`` is the caption's
+total log-likelihood.
+
+The vision tower runs once per distinct image object of a call (`vision_reuse`), and its
+states serve every caption scored against that image.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ import torch
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
+from vlcomp.models.vision_reuse import encode_distinct
+from vlcomp.score.text_prior import gaussian_null_pixels
 
 DEFAULT_MODEL = "Salesforce/blip-image-captioning-base"
 PAPER_MODELS = ("Salesforce/blip-image-captioning-base", "Salesforce/blip-image-captioning-large")
 DEFAULT_PROMPT = "a picture of "
-REDUCTIONS = ("sum", "mean")
+REDUCTIONS = ("mean", "sum")
 
 
 class BlipCaptionScorer:
@@ -36,7 +42,7 @@ class BlipCaptionScorer:
         self.model_id = entry.get("model", DEFAULT_MODEL)
         self.revision = entry.get("revision")
         self.prompt = entry.get("prompt", DEFAULT_PROMPT)
-        self.reduction = entry.get("reduction", "sum")
+        self.reduction = entry.get("reduction", "mean")
         if self.reduction not in REDUCTIONS:
             raise ValueError(f"model {name!r}: reduction {self.reduction!r}, one of {REDUCTIONS}")
         self.max_length = int(entry.get("max_length", 40))
@@ -55,34 +61,71 @@ class BlipCaptionScorer:
         self._load()
         return len(self._processor.tokenizer(self.prompt).input_ids) - 1
 
+    def _image_states(self, images: Sequence[Image.Image]) -> torch.Tensor:
+        pixels = self._processor(images=list(images), return_tensors="pt").pixel_values
+        return self.vision_states(pixels)
+
+    def vision_states(self, pixel_values: torch.Tensor) -> torch.Tensor:
+        """The vision tower's last hidden states of preprocessed images (n, patches, d)."""
+        return self._model.vision_model(pixel_values=pixel_values.to(self.device)).last_hidden_state
+
+    def image_states(self, images: Sequence[Image.Image], batch_size: int = 32) -> torch.Tensor:
+        """Vision states of ``images`` (e.g. sampled training images for a prior estimate)."""
+        self._load()
+        with torch.inference_mode():
+            return encode_distinct(images, self._image_states, batch_size)[0]
+
+    def null_image_states(self, n: int, *, mean: float = 1.0, std: float = 0.25, seed: int = 0,
+                          space: str = "normalized") -> torch.Tensor:
+        """Vision states of n Gaussian null images (`gaussian_null_pixels`) at the model's
+        input size, normalised like the processor's images."""
+        self._load()
+        processor = self._processor.image_processor
+        pixels = gaussian_null_pixels(
+            n, int(self._model.config.vision_config.image_size), mean=mean, std=std, seed=seed,
+            space=space, image_mean=processor.image_mean, image_std=processor.image_std)
+        with torch.inference_mode():
+            return self.vision_states(pixels)
+
     def log_likelihood(
         self, images: Sequence[Image.Image], texts: Sequence[str], batch_size: int = 32
     ) -> np.ndarray:
-        """log P(text | image) per aligned pair (``reduction`` over the scored tokens)."""
+        """log P(text | image) per aligned pair (``reduction`` over the scored tokens); each
+        distinct image object is encoded once."""
         if len(images) != len(texts):
             raise ValueError(f"{len(images)} images but {len(texts)} texts")
+        self._load()
+        with torch.inference_mode():
+            states, index = encode_distinct(images, self._image_states, batch_size)
+            return self.log_likelihood_given_states(states, index, texts, batch_size)
+
+    def log_likelihood_given_states(
+        self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],
+        batch_size: int = 32,
+    ) -> np.ndarray:
+        """log P(texts[k] | image with vision states ``states[index[k]]``) for every k."""
         self._load()
         bos = self._model.config.text_config.bos_token_id
         skip = self.prompt_length()
         out = []
         with torch.inference_mode():
             for s in range(0, len(texts), batch_size):
-                batch = [self.prompt + t for t in texts[s : s + batch_size]]
-                inputs = self._processor(images=list(images[s : s + batch_size]), text=batch,
-                                         padding=True, truncation=True,
-                                         max_length=self.max_length, return_tensors="pt")
-                inputs = inputs.to(self.device)
-                ids = inputs.input_ids.clone()
+                tokens = self._processor(
+                    text=[self.prompt + t for t in texts[s : s + batch_size]], padding=True,
+                    truncation=True, max_length=self.max_length, return_tensors="pt",
+                ).to(self.device)
+                ids = tokens.input_ids.clone()
                 ids[:, 0] = bos
-                logits = self._model(pixel_values=inputs.pixel_values, input_ids=ids,
-                                     attention_mask=inputs.attention_mask).logits
+                logits = self._model.text_decoder(
+                    input_ids=ids, attention_mask=tokens.attention_mask,
+                    encoder_hidden_states=states[index[s : s + batch_size]],
+                ).logits
                 logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-                targets = ids[:, 1:]
-                token_logp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-                scored = inputs.attention_mask[:, 1:].bool().clone()
+                token_logp = logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+                scored = tokens.attention_mask[:, 1:].bool().clone()
                 scored[:, : skip - 1] = False  # prompt tokens are context, not targets
                 total = (token_logp * scored).sum(dim=1)
                 if self.reduction == "mean":
                     total = total / scored.sum(dim=1).clamp(min=1)
                 out.append(total.cpu())
-        return torch.cat(out).numpy().astype(np.float64)
+        return torch.cat(out).numpy().astype(np.float64) if out else np.zeros(0)

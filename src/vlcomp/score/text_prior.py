@@ -1,0 +1,53 @@
+"""Monte Carlo estimates of a captioner's text prior log P(t) (VisualGPTScore, Lin et al.
+Eq. 6): P(t) ≈ (1/n) Σ_k P(t | i_k) over n images, averaged as probabilities (`log_mean_exp`).
+
+Two image sources: Gaussian "null" images (`gaussian_null_pixels`; the paper's appendix uses
+mean 1.0, std 0.25, n = 10, and n = 100 for Winoground, 30 for EqBen), or n images sampled
+from the training set. The n images are encoded once; every text is then scored against each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from vlcomp.metrics.debias import log_mean_exp
+
+NULL_SPACES = ("normalized", "pixel")
+
+
+def gaussian_null_pixels(n: int, image_size: int, *, mean: float = 1.0, std: float = 0.25,
+                         seed: int = 0, space: str = "normalized",
+                         image_mean: Sequence[float] = (0.0, 0.0, 0.0),
+                         image_std: Sequence[float] = (1.0, 1.0, 1.0)) -> torch.Tensor:
+    """n noise images as model input (n, 3, size, size), float32, seeded.
+
+    ``space="normalized"``: N(mean, std) drawn directly as the normalised tensor the vision
+    tower reads. ``space="pixel"``: drawn in [0, 1] pixel space, clipped, then normalised
+    with the processor's ``image_mean`` / ``image_std``."""
+    if space not in NULL_SPACES:
+        raise ValueError(f"null image space {space!r}: one of {NULL_SPACES}")
+    if n < 1:
+        raise ValueError(f"need at least one null image, got n={n}")
+    generator = torch.Generator().manual_seed(int(seed))
+    noise = torch.randn((n, 3, image_size, image_size), generator=generator) * std + mean
+    if space == "pixel":
+        shift = torch.tensor(image_mean, dtype=torch.float32).view(1, 3, 1, 1)
+        scale = torch.tensor(image_std, dtype=torch.float32).view(1, 3, 1, 1)
+        noise = (noise.clamp(0, 1) - shift) / scale
+    return noise.float()
+
+
+def log_prior_given_states(scorer: Any, states: torch.Tensor, texts: Sequence[str],
+                           batch_size: int = 32) -> tuple[np.ndarray, np.ndarray]:
+    """(log P(t) per text, log P(t | i_k) per text and image (n_texts, n_images)) from the
+    vision states of n images, with the captioner's `log_likelihood_given_states`."""
+    n_images = int(states.shape[0])
+    pair_texts = [t for t in texts for _ in range(n_images)]
+    index = torch.arange(n_images).repeat(len(texts))
+    per_image = scorer.log_likelihood_given_states(states, index, pair_texts, batch_size)
+    per_image = np.asarray(per_image, np.float64).reshape(len(texts), n_images)
+    return log_mean_exp(per_image, axis=1), per_image
