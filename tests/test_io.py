@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 import pytest
 from PIL import Image
@@ -60,3 +62,14 @@ def test_a_failed_write_leaves_no_target_and_no_temporary(tmp_path):
     with pytest.raises(RuntimeError, match="disk full"):
         write_parquet(Unwritable(), tmp_path / "out.parquet")  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_prepend_pythonpath_puts_the_folder_first_once(monkeypatch):
+    from vlcomp.jobs import prepend_pythonpath
+
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["/a", "/src", "/b"]))
+    prepend_pythonpath("/src")
+    assert os.environ["PYTHONPATH"] == os.pathsep.join(["/src", "/a", "/b"])
+    monkeypatch.delenv("PYTHONPATH")
+    prepend_pythonpath("/src")
+    assert os.environ["PYTHONPATH"] == "/src"

@@ -53,7 +53,7 @@ def env_pins(env: str) -> dict[str, str]:
         if m:
             pins[normal(m.group(1))] = m.group(2)
         else:
-            assert line == "--no-deps -e ..", f"envs/{env}: {line!r} is not pinned with =="
+            raise AssertionError(f"envs/{env}: {line!r} is not pinned with ==")
     return pins
 
 

@@ -4,7 +4,7 @@ shipped profile), giving the same tables as a local run.
 scripts/slurm/start.sh installs and starts SLURM (Debian packages, root); where it cannot,
 the test is skipped with the reason. The daemons it started are stopped by pid afterwards.
 The config is the tiny end-to-end one cut to the ARO/SugarCrepe/retrieval part (pretraining,
-one fine-tuning run, 5 benchmarks, a model that fails once, every table they feed): every
+4 benchmarks, a model that fails once, every table they feed): every
 SLURM job pays a Snakemake start-up and status polling, so the whole tiny DAG would take
 most of CI's time (scripts/bench_slurm.py measures it).
 """

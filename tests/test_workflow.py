@@ -28,6 +28,7 @@ def test_diffusers_backend_dry_runs_and_asks_for_a_gpu(tmp_path):
     config = yaml.safe_load(TINY.read_text())
     config["generation"]["bivlc"]["backend"] = "diffusers"
     config["generation"]["bivlc"]["diffusers"] = {"num_inference_steps": 30, "resize": 512}
+    config["compute"] = {"device": "cuda", "threads": 2}  # a GPU machine (dry run only)
     path = tmp_path / "sdxl.yaml"
     path.write_text(yaml.safe_dump(config))
     result = snakemake("results/generated/bivlc/candidates.parquet", "-n", "--cores", "2",
@@ -212,7 +213,7 @@ def test_hard_negative_targets_on_request(tiny_run):
 
 def test_a_config_with_only_some_benchmarks_dry_runs(tmp_path):
     """Benchmarks, runs and stages left out of a config leave no rule asking for them."""
-    from .test_slurm import cut_config
+    from .workflow_runs import cut_config
 
     config = cut_config(tmp_path / "cut.yaml")
     result = snakemake("-n", "--quiet", "rules", "--configfile", str(config), cwd=tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -27,3 +28,10 @@ def job_log(path: str | Path) -> Iterator[logging.Logger]:
         finally:
             sys.stderr = old
 
+
+
+def prepend_pythonpath(folder: str | Path) -> None:
+    """Put ``folder`` first on PYTHONPATH (once), for the processes started from here."""
+    parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    folder = str(folder)
+    os.environ["PYTHONPATH"] = os.pathsep.join([folder, *(p for p in parts if p != folder)])

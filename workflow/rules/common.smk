@@ -25,7 +25,11 @@ from vlcomp.data.sources import (  # noqa: E402
 )
 from vlcomp.report.published import COMPARED as PUBLISHED_FOR  # noqa: E402
 from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
+from vlcomp.jobs import prepend_pythonpath  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
+
+# Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
+prepend_pythonpath(Path(workflow.basedir) / "src")
 
 try:
     validate_config(config, Path(workflow.basedir) / "config" / "schema.yaml")

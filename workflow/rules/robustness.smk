@@ -99,7 +99,7 @@ rule robustness_metrics:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
+        mem_mb=4000,
         runtime=60,
     params:
         galleries=list(ROBUSTNESS.get("galleries", {})),

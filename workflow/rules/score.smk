@@ -84,7 +84,7 @@ rule score_and_metrics:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
+        mem_mb=4000,
         runtime=60,
     params:
         kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
@@ -150,7 +150,7 @@ rule retrieval_metrics:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
+        mem_mb=4000,
         runtime=60,
     script:
         "../scripts/retrieval_metrics.py"
