@@ -113,3 +113,23 @@ def test_seeded_runs_and_models_expand_per_seed():
     assert groups["NegCLIP"] == ["negclip_s0", "negclip_s1", "negclip_s2"]
     assert groups["CLIP"] == ["world_clip"]
     assert list(groups)[:2] == ["CLIP", "CLIP-FT"]  # config order
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["models"]["world_captioner"].update(run="nope"),
+         "config.models.world_captioner.run: no captioner 'nope'"),
+        (lambda c: c["models"]["world_captioner"].update(model="Salesforce/x"),
+         r"give 'run' \(a captioner trained here\) or 'model'"),
+        (lambda c: c["captioners"].update(world_clip=c["captioners"]["world_captioner"]),
+         r"config.captioners: \['world_clip'\] are also training runs"),
+        (lambda c: c["captioners"]["world_captioner"]["model"].update(depth=3),
+         "config.captioners.world_captioner.model: Additional properties"),
+    ],
+)
+def test_captioner_errors_name_the_key(edit, message):
+    config = copy.deepcopy(load("tests/data/tiny_config.yaml"))
+    edit(config)
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config, SCHEMA)

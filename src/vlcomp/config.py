@@ -50,6 +50,14 @@ def _check_references(config: dict[str, Any]) -> None:
                     f"config.models.{name}.run: no training run {entry['run']!r} under "
                     f"config.train (known: {sorted(train)})"
                 )
+        if entry["family"] == "hf_blip_lm" and "run" in entry:
+            captioners = config.get("captioners", {})
+            if entry["run"] not in captioners:
+                raise ConfigError(f"config.models.{name}.run: no captioner {entry['run']!r} "
+                                  f"under config.captioners (known: {sorted(captioners)})")
+            if "model" in entry:
+                raise ConfigError(f"config.models.{name}: give 'run' (a captioner trained "
+                                  "here) or 'model' (hub id or folder), not both")
         if entry["family"] == "open_clip":
             if "arch" not in entry or ("pretrained" in entry) == ("run" in entry):
                 raise ConfigError(f"config.models.{name}: open_clip needs 'arch' and one of "
@@ -59,6 +67,10 @@ def _check_references(config: dict[str, Any]) -> None:
                                   "under config.train with init_model")
     for name, run in train.items():
         _check_run(config, name, run)
+    clash = set(config.get("captioners", {})) & set(train)
+    if clash:
+        raise ConfigError(f"config.captioners: {sorted(clash)} are also training runs under "
+                          "config.train (their checkpoints would share a folder)")
     if "bivlc" in config["benchmarks"] and benchmark_source(config, "bivlc") == "world" \
             and "sugarcrepe" not in config["benchmarks"]:
         raise ConfigError("config.benchmarks.bivlc: source world needs config.benchmarks."

@@ -73,6 +73,10 @@ MANUAL_CHECKS = manual_checks()
 
 # Runs and models with several training seeds expand to one id per seed ({name}_s{seed}).
 RUNS = expand_runs(config)
+# Small BLIP captioners trained here (VisualGPTScore's demo model), by name
+CAPTIONERS = config.get("captioners", {})
+RUN_PATTERN = union(RUNS)
+CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
@@ -201,7 +205,11 @@ def model_entry(model):
     entry = {
         k: v for k, v in MODEL_ENTRIES[model].items() if k not in ("label", "group")
     }
-    if "run" in entry:  # a run trained here: our checkpoint, or an open_clip state dict
+    if "run" in entry and entry["family"] == "hf_blip_lm":  # a captioner trained here
+        entry["model"] = f"results/checkpoints/{entry.pop('run')}/hf"
+    elif (
+        "run" in entry
+    ):  # a run trained here: our checkpoint, or an open_clip state dict
         key = "path" if entry["family"] == "checkpoint" else "pretrained"
         entry[key] = f"results/checkpoints/{entry.pop('run')}/model.pt"
     return entry
@@ -211,6 +219,8 @@ def model_files(model):
     """Files a model needs before it can score: its checkpoint when trained in the DAG, or a
     downloaded checkpoint under resources/ (e.g. NegCLIP's)."""
     entry = MODEL_ENTRIES[model]
+    if "run" in entry and entry["family"] == "hf_blip_lm":
+        return [f"results/checkpoints/{entry['run']}/hf"]
     if "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]
     if entry["family"] == "python":

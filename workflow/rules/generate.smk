@@ -47,7 +47,9 @@ if GENERATION:
             "../../envs/diffusion.yaml"
         threads: config["compute"]["threads"]
         resources:
-            gpu=lambda wc: GPUS if GENERATION[wc.genset]["backend"] == "diffusers" else 0,
+            gpu=lambda wc: (
+                GPUS if GENERATION[wc.genset]["backend"] == "diffusers" else 0
+            ),
             mem_mb=lambda wc: (
                 40000 if GENERATION[wc.genset]["backend"] == "diffusers" else 4000
             ),

@@ -9,6 +9,8 @@ rule train_clip:
         "logs/train/{run}.log",
     benchmark:
         "benchmarks/train_{run}.tsv"
+    wildcard_constraints:
+        run=RUN_PATTERN,
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -30,3 +32,33 @@ rule train_clip:
         device=config["compute"]["device"],
     script:
         "../scripts/train_clip.py"
+
+
+if CAPTIONERS:
+
+    rule train_captioner:
+        input:
+            images=lambda wc: f"results/data/{CAPTIONERS[wc.captioner].get('dataset', 'world')}/images.parquet",
+            captions=lambda wc: f"results/data/{CAPTIONERS[wc.captioner].get('dataset', 'world')}/captions.parquet",
+        output:
+            model=directory("results/checkpoints/{captioner}/hf"),
+            log_csv="results/checkpoints/{captioner}/train_log.csv",
+            val="results/checkpoints/{captioner}/val.json",
+        log:
+            "logs/train/{captioner}.log",
+        benchmark:
+            "benchmarks/train_{captioner}.tsv"
+        wildcard_constraints:
+            captioner=CAPTIONER_PATTERN,
+        conda:
+            "../../envs/torch.yaml"
+        threads: config["compute"]["threads"]
+        resources:
+            gpu=GPUS,
+            mem_mb=8000,
+            runtime=240,
+        params:
+            spec=lambda wc: CAPTIONERS[wc.captioner],
+            threads=config["compute"]["threads"],
+        script:
+            "../scripts/train_captioner.py"
