@@ -18,6 +18,7 @@ include: "workflow/rules/negatives.smk"
 include: "workflow/rules/generate.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/visualgptscore.smk"
 include: "workflow/rules/robustness.smk"
 include: "workflow/rules/report.smk"
 

@@ -219,3 +219,30 @@ def test_a_config_with_only_some_benchmarks_dry_runs(tmp_path):
     result = snakemake("-n", "--quiet", "rules", "--configfile", str(config), cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "robustness_metrics" not in result.stdout and "train_clip" in result.stdout
+
+
+@pytest.mark.slow
+def test_visualgptscore_from_a_captioner_trained_in_the_dag(tiny_run):
+    """The world captioner is trained, saved with save_pretrained, scores every choice
+    benchmark through hf_blip_lm; its α curves start at its own metrics (α = 0)."""
+    folder = tiny_run / "results" / "checkpoints" / "world_captioner" / "hf"
+    assert {"config.json", "model.safetensors", "tokenizer.json"} <= {
+        p.name for p in folder.iterdir()}
+    metrics = tiny_run / "results" / "metrics" / "world_captioner"
+    headline = {"sugarcrepe": ("overall", "accuracy"), "order": ("overall", "mean"),
+                "vg_relation": ("overall", "macro_accuracy"),
+                "vg_attribution": ("overall", "macro_accuracy")}
+    for benchmark, (section, key) in headline.items():
+        own = json.loads((metrics / f"{benchmark}.json").read_text())[section][key]
+        alpha = json.loads((metrics / f"{benchmark}_alpha.json").read_text())
+        assert alpha["accuracy_alpha0"] == pytest.approx(own, abs=1e-3), benchmark
+        curve = pd.read_csv(metrics / f"{benchmark}_alpha.csv")
+        assert len(curve) == 1001 and curve.accuracy.max() == alpha["oracle"]["accuracy"]
+    bivlc = json.loads((metrics / "bivlc.json").read_text())
+    alpha = json.loads((metrics / "bivlc_alpha.json").read_text())
+    assert alpha["accuracy_alpha0"] == pytest.approx(bivlc["overall"]["I2T"], abs=1e-3)
+    tables = tiny_run / "results" / "tables" / "visualgptscore"
+    assert "| SugarCrepe |" in (tables / "table2.md").read_text()
+    assert "oracle alpha*" in (tables / "table4.md").read_text()
+    png = tiny_run / "results" / "figures" / "visualgptscore_alpha_curves.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -82,6 +82,18 @@ MODELS = list(MODEL_ENTRIES)
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
 # Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;
 # models without embeddings (BLIP's captioner) skip retrieval.
+# Generative scorers (log P(t|i)) and the benchmarks whose image->text choices alpha affects
+GENERATIVE_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] == "hf_blip_lm"]
+VISUALGPTSCORE = config.get("visualgptscore", {})
+# Gaussian null images of the Monte Carlo prior (the paper's appendix: mean 1, std 0.25)
+NULL_IMAGES = {
+    "n": 10,
+    "mean": 1.0,
+    "std": 0.25,
+    "seed": 0,
+    "space": "normalized",
+    **VISUALGPTSCORE.get("null_images", {}),
+}
 PAIR_MODELS = [
     m
     for m, e in MODEL_ENTRIES.items()
@@ -127,6 +139,8 @@ def dataset_of(benchmark):
 
 
 BENCHMARK_KIND = {b: benchmark_kind(b) for b in BENCHMARKS}
+ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc")
+ALPHA_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in ALPHA_KINDS]
 ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 # Generated negative images (BiVLC): sets under config.generation, and which negative
 # images the BiVLC benchmark uses (generated + filtered, or exact renders of edited scenes).
@@ -379,6 +393,8 @@ def aro6_downstream():
 
 def all_tables():
     tables = []
+    if GENERATIVE_MODELS and ALPHA_BENCHMARKS:
+        tables += ["results/tables/visualgptscore/table4.md"]
     if any(b in BENCHMARKS for b in ARO_BENCHMARKS):
         tables += ["results/tables/aro/aro.md"]
     if "vg_relation" in BENCHMARKS:

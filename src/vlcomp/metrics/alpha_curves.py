@@ -1,0 +1,175 @@
+"""Benchmark accuracy as a function of α for a generative model (VisualGPTScore Table 3 and
+Table 4): per-item correctness over the α grid, the benchmark's headline aggregate per α, the
+oracle α* and the validation-split α*.
+
+Items follow the choice schema (`vlcomp.benchmarks.schema`) with their score matrices
+S[image, text] = log P(text | image) (`results/scores/{model}/{benchmark}.parquet`) and a
+prior log P(text) for every text (`vlcomp.score.text_prior`):
+
+* ``i2t``: the labelled text must beat the others under score_α.
+* ``pair`` (2 × 2, BiVLC / Winoground-style): the text score, each image preferring its own
+  text under score_α (the image score does not depend on α).
+* ``t2i``: α cancels for a fixed text; the correctness is the same at every α.
+
+The headline aggregate follows the benchmark's metric: the macro average over subsets for
+ARO's VG-Relation / VG-Attribution (subsets excluded as in the benchmark's metric, decided on
+all items), the mean over seeds for Order, and the item mean otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vlcomp.metrics.debias import (
+    Aggregate,
+    alpha_grid,
+    best_alpha,
+    choice_correct_over_alphas,
+    mean_accuracy,
+    validation_alpha,
+)
+
+
+def _prior_of(texts: Sequence[str], prior: Mapping[str, float], item_id: str) -> np.ndarray:
+    try:
+        return np.array([prior[t] for t in texts], dtype=np.float64)
+    except KeyError as err:
+        raise KeyError(f"item {item_id!r}: no prior log P(t) for text {err.args[0]!r}") from None
+
+
+def item_correct_over_alphas(items: pd.DataFrame, prior: Mapping[str, float],
+                             alphas: np.ndarray) -> np.ndarray:
+    """bool (n_items, n_alphas): each item's correctness under score_α (module docstring).
+
+    ``items`` has the choice columns and ``scores`` (n_images × n_texts per item)."""
+    out = np.empty((len(items), len(alphas)), dtype=bool)
+    groups: dict[tuple[str, int], list[int]] = {}
+    rows: list[tuple[np.ndarray, np.ndarray]] = []
+    for k, item in enumerate(items.itertuples(index=False)):
+        scores = np.asarray([np.asarray(r, dtype=np.float64) for r in item.scores])
+        p = _prior_of(item.texts, prior, item.item_id)
+        if item.protocol == "i2t":
+            order = [item.label, *(j for j in range(len(item.texts)) if j != item.label)]
+            rows.append((scores[0, order][None], p[order][None]))
+        elif item.protocol == "pair":  # text score: both images prefer their own text
+            rows.append((np.array([[scores[0, 0], scores[0, 1]], [scores[1, 1], scores[1, 0]]]),
+                         np.array([[p[0], p[1]], [p[1], p[0]]])))
+        elif item.protocol == "t2i":  # one text: α shifts every image equally
+            column = scores[:, 0]
+            order = [item.label, *(j for j in range(len(column)) if j != item.label)]
+            rows.append((column[order][None], np.zeros((1, len(column)))))
+        else:
+            raise ValueError(f"item {item.item_id!r}: unknown protocol {item.protocol!r}")
+        groups.setdefault((item.tie_policy, rows[-1][0].shape[1]), []).append(k)
+    for (tie_policy, _), members in groups.items():
+        scores = np.concatenate([rows[k][0] for k in members])
+        prior_rows = np.concatenate([rows[k][1] for k in members])
+        correct = choice_correct_over_alphas(scores, prior_rows, alphas, tie_policy)
+        per_item = [len(rows[k][0]) for k in members]  # a pair item has two rows
+        ends = np.cumsum(per_item)
+        for k, start, end in zip(members, ends - per_item, ends, strict=True):
+            out[k] = correct[start:end].all(axis=0)
+    return out
+
+
+def macro_aggregate(subsets: Sequence[str], kept: Iterable[str]) -> Aggregate:
+    """Mean over the ``kept`` subsets of their accuracy (those present in the rows)."""
+    names = np.asarray(subsets, dtype=object)
+    kept = sorted(set(kept))
+
+    def aggregate(correct: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        mine = names[rows]
+        parts = [correct[mine == s].mean(axis=0) for s in kept if (mine == s).any()]
+        return np.mean(parts, axis=0) if parts else np.zeros(correct.shape[1])
+
+    return aggregate
+
+
+def kept_subsets(subsets: Sequence[str], *, min_count: int = 0,
+                 symmetric: Iterable[str] = ()) -> list[str]:
+    """Subsets in ARO's macro average: not symmetric, at least ``min_count`` items."""
+    names, counts = np.unique(np.asarray(subsets, dtype=object), return_counts=True)
+    skip = set(symmetric)
+    return [str(n) for n, c in zip(names, counts, strict=True) if n not in skip and c >= min_count]
+
+
+def headline_aggregate(items: pd.DataFrame, metric: str,
+                       options: Mapping[str, Any] | None = None) -> Aggregate:
+    """The benchmark metric's headline as an `Aggregate` over item rows."""
+    options = dict(options or {})
+    if metric in ("aro_relation", "aro_attribution"):
+        default_min = 25 if metric == "aro_attribution" else 0
+        kept = kept_subsets(items["subset"], min_count=options.get("min_count", default_min),
+                            symmetric=options.get("symmetric", ()))
+        return macro_aggregate(list(items["subset"]), kept)
+    if metric == "order" and "seed" in items.columns:
+        seeds = items["seed"].to_numpy()
+
+        def per_seed_mean(correct: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            mine = seeds[rows]
+            return np.mean([correct[mine == s].mean(axis=0) for s in np.unique(mine)], axis=0)
+
+        return per_seed_mean
+    return mean_accuracy
+
+
+def prior_only_items(items: pd.DataFrame, prior: Mapping[str, float]) -> pd.DataFrame:
+    """The items scored blind: every image gets score log P(t) for text t (the language prior
+    alone; Table 2's P(t|null) column)."""
+    blind = []
+    for item in items.itertuples(index=False):
+        row = _prior_of(item.texts, prior, item.item_id)
+        blind.append([row.tolist()] * len(item.image_ids))
+    return items.assign(scores=blind)
+
+
+def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
+                options: Mapping[str, Any] | None = None, step: float = 0.001, seed: int = 0,
+                repeats: int = 10) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """(curve: ``alpha``, ``accuracy`` in %, one row per grid value; summary: accuracy at
+    α = 0 and α = 1, of the prior alone, the oracle α* on all items, and the
+    validation-split α*)."""
+    alphas = alpha_grid(step)
+    correct = item_correct_over_alphas(items, prior, alphas)
+    aggregate = headline_aggregate(items, metric, options)
+    every = np.arange(len(items))
+    accuracy = aggregate(correct, every)
+    oracle_alpha, oracle_accuracy = best_alpha(accuracy, alphas)
+    validation = validation_alpha(correct, alphas, seed=seed, repeats=repeats,
+                                  aggregate=aggregate)
+    blind = item_correct_over_alphas(prior_only_items(items, prior), prior, alphas[:1])
+    blind_accuracy = float(aggregate(blind, every)[0])
+    curve = pd.DataFrame({"alpha": alphas, "accuracy": np.round(100 * accuracy, 4)})
+    summary = {
+        "metric": metric, "n_items": len(items), "alpha_step": step,
+        "accuracy_alpha0": round(100 * float(accuracy[0]), 4),
+        "accuracy_alpha1": round(100 * float(accuracy[-1]), 4),
+        "accuracy_prior_only": round(100 * blind_accuracy, 4),
+        "oracle": {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)},
+        "validation": _in_percent(validation),
+    }
+    return curve, summary
+
+
+def _in_percent(validation: dict[str, Any]) -> dict[str, Any]:
+    """`validation_alpha`'s result with accuracies as percentages (4 decimals)."""
+
+    def convert(d: dict[str, Any]) -> dict[str, Any]:
+        out = {}
+        for key, value in d.items():
+            if isinstance(value, dict):
+                value = convert(value) if "accuracy" not in key else {
+                    k: round(100 * v, 4) for k, v in value.items()}
+            elif "accuracy" in key:
+                value = round(100 * value, 4)
+            elif isinstance(value, float):
+                value = round(value, 6)
+            out[key] = value
+        return out
+
+    return {**validation, "repeats": [convert(r) for r in validation["repeats"]],
+            "summary": convert(validation["summary"])}

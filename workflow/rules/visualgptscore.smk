@@ -1,0 +1,91 @@
+# VisualGPTScore (Lin et al.): text priors log P(t) of generative models (hf_blip_lm) and
+# their accuracy over alpha, score = log P(t|i) - alpha log P(t), on image->text benchmarks.
+
+
+rule text_prior:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        model=model_inputs,
+    output:
+        "results/priors/{model}/{benchmark}.parquet",
+    log:
+        "logs/priors/{model}/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=union(ALPHA_BENCHMARKS),
+        model=union(GENERATIVE_MODELS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=16000,
+        runtime=120,
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        null=NULL_IMAGES,
+        batch_size=config["embed"].get("pair_batch_size", 64),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+    script:
+        "../scripts/text_prior.py"
+
+
+rule alpha_curve:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        scores="results/scores/{model}/{benchmark}.parquet",
+        prior="results/priors/{model}/{benchmark}.parquet",
+    output:
+        csv="results/metrics/{model}/{benchmark}_alpha.csv",
+        json="results/metrics/{model}/{benchmark}_alpha.json",
+    log:
+        "logs/metrics/{model}/{benchmark}_alpha.log",
+    wildcard_constraints:
+        benchmark=union(ALPHA_BENCHMARKS),
+        model=union(GENERATIVE_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+        step=VISUALGPTSCORE.get("alpha_step", 0.001),
+        seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
+        repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
+    script:
+        "../scripts/alpha_curve.py"
+
+
+rule table_visualgptscore:
+    input:
+        json=expand(
+            "results/metrics/{model}/{benchmark}_alpha.json",
+            model=GENERATIVE_MODELS,
+            benchmark=ALPHA_BENCHMARKS,
+        ),
+        csv=expand(
+            "results/metrics/{model}/{benchmark}_alpha.csv",
+            model=GENERATIVE_MODELS,
+            benchmark=ALPHA_BENCHMARKS,
+        ),
+    output:
+        table2_csv="results/tables/visualgptscore/table2.csv",
+        table2_md="results/tables/visualgptscore/table2.md",
+        table4_csv="results/tables/visualgptscore/table4.csv",
+        table4_md="results/tables/visualgptscore/table4.md",
+        figure="results/figures/visualgptscore_alpha_curves.png",
+    log:
+        "logs/report/table_visualgptscore.log",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS},
+    script:
+        "../scripts/report_visualgptscore.py"

@@ -1,0 +1,27 @@
+"""VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*) and the α-curve
+figure (Table 3) from the α-curve records of every generative model."""
+
+import json
+from pathlib import Path
+
+from vlcomp.jobs import job_log
+from vlcomp.report.tables import write_table
+from vlcomp.report.visualgptscore import alpha_curves_figure, alpha_table, prior_table
+
+with job_log(snakemake.log[0]) as log:
+    import pandas as pd
+
+    records, curves = {}, {}
+    for json_path, csv_path in zip(snakemake.input.json, snakemake.input.csv, strict=True):
+        record = json.loads(Path(json_path).read_text())
+        records.setdefault(record["model"], {})[record["benchmark"]] = record
+        curves[(record["model"], record["benchmark"])] = pd.read_csv(csv_path)
+    labels = snakemake.params.labels
+    out = snakemake.output
+    table2 = prior_table(records, labels)
+    write_table(table2, Path(out.table2_csv).with_suffix(""))
+    table4 = alpha_table(records, labels)
+    write_table(table4, Path(out.table4_csv).with_suffix(""))
+    alpha_curves_figure(curves, records, labels, out.figure,
+                        title="Accuracy against α: log P(t|i) − α log P(t) (VisualGPTScore)")
+    log.info("\n%s\n\n%s", table2, table4)

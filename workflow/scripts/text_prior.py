@@ -1,0 +1,26 @@
+"""A captioner's text prior log P(t) for every text of a choice benchmark: Monte Carlo over
+seeded Gaussian null images (VisualGPTScore Eq. 6), the n images encoded once."""
+
+import pandas as pd
+
+from vlcomp.io import read_parquet, write_parquet
+from vlcomp.jobs import job_log
+from vlcomp.models.registry import build_scorer
+from vlcomp.score.text_prior import log_prior_given_states
+from vlcomp.torch_threads import set_torch_threads
+
+with job_log(snakemake.log[0]) as log:
+    set_torch_threads(snakemake.params.threads)
+    null = snakemake.params.null
+    scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
+                          snakemake.params.device)
+    items = read_parquet(snakemake.input.benchmark)
+    texts = sorted({t for texts in items.texts for t in texts})
+    states = scorer.null_image_states(null["n"], mean=null["mean"], std=null["std"],
+                                      seed=null["seed"], space=null["space"])
+    log_prior, per_image = log_prior_given_states(scorer, states, texts,
+                                                  snakemake.params.batch_size)
+    write_parquet(pd.DataFrame({"text": texts, "log_prior_null": log_prior,
+                                "log_p_text_given_null": [list(r) for r in per_image]}),
+                  snakemake.output[0])
+    log.info("%d texts, %d null images (%s)", len(texts), null["n"], null)
