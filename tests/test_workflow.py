@@ -63,7 +63,7 @@ def test_download_rules_fetch_through_a_mirror_and_record_checksums(tmp_path):
     assert "(new)" in log
 
 
-LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img"]
+LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img", "VisualGPTScore"]
 
 
 @pytest.mark.slow
@@ -82,7 +82,7 @@ def test_tiny_dag_writes_every_table(tiny_run):
         # a spread over training seeds only where there are several
         stds = csv[[c for c in csv.columns if c.endswith(" std") and c != "Order std"]]
         assert stds.loc["CLIP-FT"].notna().all(), stem
-        single = ["CLIP", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img"]
+        single = ["CLIP", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img", "VisualGPTScore"]
         assert stds.loc[single].isna().all().all(), stem
     aro = pd.read_csv(tables / "aro" / "aro.csv", index_col="model")
     assert list(aro.columns) == ["VG-Relation", "VG-Relation std", "VG-Attribution",
