@@ -9,7 +9,7 @@ from PIL import Image
 
 from vlcomp.models.registry import build_scorer
 
-from .tiny_blip import save_tiny_blip
+from .tiny_blip import images_through_vision, save_tiny_blip
 
 WORDS = ["a", "red", "blue", "square", "circle", "dog", "on", "mat"]
 
@@ -72,14 +72,8 @@ def test_itm_encodes_each_distinct_image_once(tiny_blip):
     scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
     texts = ["a red square", "a dog on a mat", "blue circle"] * 2
     images = [IMAGES[0]] * 3 + [IMAGES[1]] * 3
-    scorer._load()
-    seen = []
-    hook = scorer._model.vision_model.register_forward_hook(
-        lambda module, args, out: seen.append(out.last_hidden_state.shape[0]))
-    try:
+    with images_through_vision(scorer) as seen:
         scores = scorer.score_pairs(images, texts, kind="itm_plus_itc", batch_size=4)
-    finally:
-        hook.remove()
     assert sum(seen) == 2
     processor = BlipProcessor.from_pretrained(path)
     for k, (image, text) in enumerate(zip(images, texts, strict=True)):

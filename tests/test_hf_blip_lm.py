@@ -9,7 +9,7 @@ from PIL import Image
 
 from vlcomp.models.hf_blip_lm import BlipCaptionScorer
 
-from .tiny_blip import save_tiny_blip
+from .tiny_blip import images_through_vision, save_tiny_blip
 
 WORDS = ["a", "picture", "of", "red", "blue", "square", "circle", "dog", "on", "mat"]
 
@@ -88,14 +88,8 @@ def test_vision_tower_runs_once_per_distinct_image(tiny_captioner):
     scorer = BlipCaptionScorer("b", {"model": str(path), "reduction": "sum"})
     texts = ["red square", "dog on mat", "a blue circle", "red", "mat on a dog"]
     images = [IMAGES[0]] * 5 + [IMAGES[1]] * 5
-    scorer._load()
-    seen = []
-    hook = scorer._model.vision_model.register_forward_hook(
-        lambda module, args, out: seen.append(out.last_hidden_state.shape[0]))
-    try:
+    with images_through_vision(scorer) as seen:
         scores = scorer.log_likelihood(images, texts * 2, batch_size=4)
-    finally:
-        hook.remove()
     assert sum(seen) == 2
     for k, (image, text) in enumerate(zip(images, texts * 2, strict=True)):
         assert scores[k] == pytest.approx(_by_hand(model, tokenizer, image, text)[0], abs=1e-4)

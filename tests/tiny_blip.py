@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -32,3 +34,16 @@ def save_tiny_blip(folder: Path, model_class, words: list[str]):
     BlipProcessor(image_processor=BlipImageProcessor(size={"height": 32, "width": 32}),
                   tokenizer=tokenizer).save_pretrained(folder / "model")
     return folder / "model", model, tokenizer
+
+
+@contextmanager
+def images_through_vision(scorer) -> Iterator[list[int]]:
+    """The batch sizes that go through the scorer's vision tower while the block runs."""
+    scorer._load()
+    seen: list[int] = []
+    hook = scorer._model.vision_model.register_forward_hook(
+        lambda module, args, out: seen.append(out.last_hidden_state.shape[0]))
+    try:
+        yield seen
+    finally:
+        hook.remove()
