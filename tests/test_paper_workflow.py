@@ -38,6 +38,8 @@ PAPER_JOBS = {
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_vs_published": 11,
+    # VisualGPTScore: 2 BLIP captioners x 6 image->text benchmarks; Tables 2 and 4
+    "text_prior": 12, "alpha_curve": 12, "table_visualgptscore": 1,
 }
 
 
@@ -65,7 +67,7 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "embed_model", "embed_images", "score_pairs_and_metrics",
              "generate_candidates", "filter_generated", "trohn_img_negatives",
-             "sugarcrepe_negatives", "train_detectors"]
+             "sugarcrepe_negatives", "train_detectors", "text_prior"]
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
