@@ -126,6 +126,8 @@ def test_seeded_runs_and_models_expand_per_seed():
          r"config.captioners: \['world_clip'\] are also training runs"),
         (lambda c: c["captioners"]["world_captioner"]["model"].update(depth=3),
          "config.captioners.world_captioner.model: Additional properties"),
+        (lambda c: c.update(visualgptscore={"alpha_prior": "train"}),
+         "'train' needs config.visualgptscore.train_images"),
     ],
 )
 def test_captioner_errors_name_the_key(edit, message):

@@ -130,3 +130,14 @@ def test_null_image_prior_is_the_mean_probability_over_null_images(tiny_captione
     # the null images differ from real ones: a real image gives other likelihoods
     real = scorer.log_likelihood([IMAGES[0]], texts[:1])
     assert not np.isclose(real[0], per_image[0]).any()
+
+
+def test_training_images_are_drawn_by_seed_not_row_order():
+    from vlcomp.score.text_prior import sample_image_ids
+
+    ids = [f"img{k}" for k in range(30)]
+    first = sample_image_ids(ids, 5, seed=1)
+    assert first == sample_image_ids(list(reversed(ids)), 5, seed=1) == sorted(first)
+    assert first != sample_image_ids(ids, 5, seed=2) and len(set(first)) == 5
+    with pytest.raises(ValueError, match="cannot draw 31 images from 30"):
+        sample_image_ids(ids, 31, seed=0)

@@ -241,6 +241,9 @@ def test_visualgptscore_from_a_captioner_trained_in_the_dag(tiny_run):
     bivlc = json.loads((metrics / "bivlc.json").read_text())
     alpha = json.loads((metrics / "bivlc_alpha.json").read_text())
     assert alpha["accuracy_alpha0"] == pytest.approx(bivlc["overall"]["I2T"], abs=1e-3)
+    prior = pd.read_parquet(tiny_run / "results" / "priors" / "world_captioner" / "order.parquet")
+    assert prior[["log_prior_null", "log_prior_train"]].lt(0).all().all()
+    assert (prior.log_p_text_given_null.map(len) == 4).all()
     tables = tiny_run / "results" / "tables" / "visualgptscore"
     assert "| SugarCrepe |" in (tables / "table2.md").read_text()
     assert "oracle alpha*" in (tables / "table4.md").read_text()

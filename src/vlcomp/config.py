@@ -67,6 +67,10 @@ def _check_references(config: dict[str, Any]) -> None:
                                   "under config.train with init_model")
     for name, run in train.items():
         _check_run(config, name, run)
+    vgs = config.get("visualgptscore", {})
+    if vgs.get("alpha_prior") == "train" and "train_images" not in vgs:
+        raise ConfigError("config.visualgptscore.alpha_prior: 'train' needs "
+                          "config.visualgptscore.train_images")
     clash = set(config.get("captioners", {})) & set(train)
     if clash:
         raise ConfigError(f"config.captioners: {sorted(clash)} are also training runs under "

@@ -94,6 +94,12 @@ NULL_IMAGES = {
     "space": "normalized",
     **VISUALGPTSCORE.get("null_images", {}),
 }
+# Training images for a second prior estimate (optional): n drawn with a seed
+PRIOR_TRAIN_IMAGES = (
+    {"dataset": "world", "seed": 0, **VISUALGPTSCORE["train_images"]}
+    if "train_images" in VISUALGPTSCORE
+    else {}
+)
 PAIR_MODELS = [
     m
     for m, e in MODEL_ENTRIES.items()

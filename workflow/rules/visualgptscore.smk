@@ -6,6 +6,11 @@ rule text_prior:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",
         model=model_inputs,
+        train_images=(
+            f"results/imagesets/{PRIOR_TRAIN_IMAGES['dataset']}_train.parquet"
+            if PRIOR_TRAIN_IMAGES
+            else []
+        ),
     output:
         "results/priors/{model}/{benchmark}.parquet",
     log:
@@ -23,6 +28,7 @@ rule text_prior:
     params:
         entry=lambda wc: model_entry(wc.model),
         null=NULL_IMAGES,
+        train_images=PRIOR_TRAIN_IMAGES,
         batch_size=config["embed"].get("pair_batch_size", 64),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
@@ -55,6 +61,7 @@ rule alpha_curve:
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
         seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
         repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
+        prior=VISUALGPTSCORE.get("alpha_prior", "null"),
     script:
         "../scripts/alpha_curve.py"
 

@@ -14,12 +14,16 @@ with job_log(snakemake.log[0]) as log:
         raise ValueError(f"{snakemake.input.scores}: scores for {len(merged)} of "
                          f"{len(items)} items")
     prior_table = read_parquet(snakemake.input.prior)
-    prior = dict(zip(prior_table.text, prior_table.log_prior_null, strict=True))
     p = snakemake.params
+    column = f"log_prior_{p.prior}"
+    if column not in prior_table:
+        raise ValueError(f"{snakemake.input.prior}: no column {column!r} "
+                         f"(config.visualgptscore.alpha_prior: {p.prior!r})")
+    prior = dict(zip(prior_table.text, prior_table[column], strict=True))
     curve, summary = alpha_curve(merged, prior, metric=p.kind, options=p.options,
                                  step=p.step, seed=p.seed, repeats=p.repeats)
     summary.update(model=snakemake.wildcards.model, benchmark=snakemake.wildcards.benchmark,
-                   prior="null images")
+                   prior="null images" if p.prior == "null" else "training images")
     with atomic_path(snakemake.output.csv) as tmp:
         curve.to_csv(tmp, index=False, float_format="%.4f")
     write_json(summary, snakemake.output.json)

@@ -1,12 +1,13 @@
 """A captioner's text prior log P(t) for every text of a choice benchmark: Monte Carlo over
-seeded Gaussian null images (VisualGPTScore Eq. 6), the n images encoded once."""
+seeded Gaussian null images (VisualGPTScore Eq. 6), and optionally over n sampled training
+images; each set of images is encoded once."""
 
 import pandas as pd
 
-from vlcomp.io import read_parquet, write_parquet
+from vlcomp.io import open_rgb, read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
-from vlcomp.score.text_prior import log_prior_given_states
+from vlcomp.score.text_prior import log_prior_given_states, sample_image_ids
 from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
@@ -20,7 +21,16 @@ with job_log(snakemake.log[0]) as log:
                                       seed=null["seed"], space=null["space"])
     log_prior, per_image = log_prior_given_states(scorer, states, texts,
                                                   snakemake.params.batch_size)
-    write_parquet(pd.DataFrame({"text": texts, "log_prior_null": log_prior,
-                                "log_p_text_given_null": [list(r) for r in per_image]}),
-                  snakemake.output[0])
+    table = pd.DataFrame({"text": texts, "log_prior_null": log_prior,
+                          "log_p_text_given_null": [list(r) for r in per_image]})
     log.info("%d texts, %d null images (%s)", len(texts), null["n"], null)
+    train = snakemake.params.train_images
+    if train:
+        images = read_parquet(snakemake.input.train_images)
+        ids = sample_image_ids(images.image_id, train["n"], train["seed"])
+        paths = dict(zip(images.image_id.astype(str), images.path, strict=True))
+        states = scorer.image_states([open_rgb(paths[i]) for i in ids])
+        table["log_prior_train"], _ = log_prior_given_states(scorer, states, texts,
+                                                             snakemake.params.batch_size)
+        log.info("and %d training images (seed %d): %s", len(ids), train["seed"], ids)
+    write_parquet(table, snakemake.output[0])

@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from vlcomp.metrics.debias import log_mean_exp
+from vlcomp.seeding import stable_rng
 
 NULL_SPACES = ("normalized", "pixel")
 
@@ -51,3 +52,13 @@ def log_prior_given_states(scorer: Any, states: torch.Tensor, texts: Sequence[st
     per_image = scorer.log_likelihood_given_states(states, index, pair_texts, batch_size)
     per_image = np.asarray(per_image, np.float64).reshape(len(texts), n_images)
     return log_mean_exp(per_image, axis=1), per_image
+
+
+def sample_image_ids(image_ids: Sequence[str], n: int, seed: int) -> list[str]:
+    """n distinct image ids drawn with a seeded generator, in sorted order (the draw does not
+    depend on the table's row order)."""
+    pool = sorted(set(map(str, image_ids)))
+    if not 1 <= n <= len(pool):
+        raise ValueError(f"cannot draw {n} images from {len(pool)}")
+    picks = stable_rng("prior-train-images", seed).choice(len(pool), size=n, replace=False)
+    return [pool[k] for k in sorted(picks)]
