@@ -127,3 +127,12 @@ def test_prior_only_baseline_is_blind_and_pair_text_scores_are_zero():
     # a blind scorer picks the same text for both images of a pair: no text score
     assert summary["accuracy_prior_only"] == pytest.approx(100 * sum(by_prior) / len(items),
                                                            abs=1e-3)
+
+
+def test_other_priors_get_their_own_prior_only_accuracy():
+    items = i2t_items(n=40)
+    flipped = {t: -v for t, v in PRIOR.items()}
+    _, summary = alpha_curve(items, PRIOR, metric="sugarcrepe", repeats=2,
+                             other_priors={"llm": flipped, "same": PRIOR})
+    assert summary["accuracy_prior_only_same"] == summary["accuracy_prior_only"]
+    assert summary["accuracy_prior_only_llm"] != summary["accuracy_prior_only"]

@@ -160,3 +160,31 @@ def test_cola_matches_softmax(cola_dir: Path) -> None:
         1 - expected, atol=1e-6)
     with pytest.raises(ValueError, match="positive_label"):
         AcceptabilityClassifier(str(cola_dir), positive_label=2).score(["a tree"])
+
+
+@pytest.fixture(scope="module")
+def causal_lm_dir(tmp_path_factory) -> Path:
+    from .tiny_lm import save_tiny_causal_lm
+
+    return save_tiny_causal_lm(tmp_path_factory.mktemp("tiny_causal_lm"),
+                               ["a", "red", "blue", "circle", "square", "left", "of", "the"])
+
+
+def test_causal_lm_prior_is_the_mean_token_log_probability(causal_lm_dir: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from vlcomp.text.hf_text_scorers import CausalLMPrior
+
+    texts = ["a red circle", "the blue square left of a red circle", "circle"]
+    batched = CausalLMPrior(str(causal_lm_dir), batch_size=3).score(texts)
+    single = CausalLMPrior(str(causal_lm_dir), batch_size=1).score(texts)
+    np.testing.assert_allclose(batched, single, atol=1e-6)  # padding does not leak in
+    tokenizer = AutoTokenizer.from_pretrained(causal_lm_dir)
+    model = AutoModelForCausalLM.from_pretrained(causal_lm_dir).eval()
+    for text, got in zip(texts, batched, strict=True):
+        ids = [tokenizer.cls_token_id, *tokenizer(text, add_special_tokens=False).input_ids]
+        with torch.no_grad():
+            logp = torch.log_softmax(model(torch.tensor([ids])).logits[0], dim=-1)
+        expected = np.mean([float(logp[k - 1, ids[k]]) for k in range(1, len(ids))])
+        assert got == pytest.approx(expected, abs=1e-5)
+    assert (batched < 0).all()

@@ -128,6 +128,7 @@ def real_run(tmp_path_factory):
     from vlcomp.models.world_clip import build_world_clip
 
     from .tiny_blip import save_tiny_blip
+    from .tiny_lm import save_tiny_causal_lm
 
     root = tmp_path_factory.mktemp("real")
     mirrors = build_mirror(root / "mirror")
@@ -153,7 +154,10 @@ def real_run(tmp_path_factory):
     pipeline, dpo = save_tiny_sdxl(root / "sdxl")
     sdxl = {"pipeline": str(pipeline), "unet": str(dpo), "variant": None, "dtype": "float32",
             "num_inference_steps": 2, "resize": 48}
-    config.write_text(yaml.safe_dump(paper_like_config(mirrors, models, sdxl)))
+    cfg = paper_like_config(mirrors, models, sdxl)
+    llm = save_tiny_causal_lm(root / "llm", caption_words())
+    cfg["visualgptscore"]["llm"] = {"model": str(llm)}
+    config.write_text(yaml.safe_dump(cfg))
     work = root / "work"
     work.mkdir()
     result = snakemake("--cores", "2", "--configfile", str(config), cwd=work)
@@ -193,6 +197,11 @@ def test_real_formats_run_end_to_end(real_run):
     assert (work / "results/figures/bivlc_generated_examples.png").stat().st_size > 1000
     compared = pd.read_csv(work / "results/tables/aro/aro_vs_published.csv")
     assert compared.reproduced.notna().any()
+    # VisualGPTScore: null-image and text-only LM priors, and Table 2 with both
+    prior = pd.read_parquet(work / "results/priors/blip_lm/sugarcrepe.parquet")
+    assert prior[["log_prior_null", "log_prior_llm"]].lt(0).all().all()
+    table2 = pd.read_csv(work / "results/tables/visualgptscore/table2.csv", index_col=0)
+    assert {"BLIP P(t|i) P_LLM(t)", "BLIP P(t|i) P(t|null)"} <= set(table2.columns)
 
 
 @pytest.mark.slow

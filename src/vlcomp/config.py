@@ -68,9 +68,10 @@ def _check_references(config: dict[str, Any]) -> None:
     for name, run in train.items():
         _check_run(config, name, run)
     vgs = config.get("visualgptscore", {})
-    if vgs.get("alpha_prior") == "train" and "train_images" not in vgs:
-        raise ConfigError("config.visualgptscore.alpha_prior: 'train' needs "
-                          "config.visualgptscore.train_images")
+    needs = {"train": "train_images", "llm": "llm"}.get(vgs.get("alpha_prior", "null"))
+    if needs and needs not in vgs:
+        raise ConfigError(f"config.visualgptscore.alpha_prior: {vgs['alpha_prior']!r} needs "
+                          f"config.visualgptscore.{needs}")
     clash = set(config.get("captioners", {})) & set(train)
     if clash:
         raise ConfigError(f"config.captioners: {sorted(clash)} are also training runs under "

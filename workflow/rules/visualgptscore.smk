@@ -29,6 +29,7 @@ rule text_prior:
         entry=lambda wc: model_entry(wc.model),
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
+        llm=VISUALGPTSCORE.get("llm", {}),
         batch_size=config["embed"].get("pair_batch_size", 64),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],

@@ -20,8 +20,12 @@ with job_log(snakemake.log[0]) as log:
         raise ValueError(f"{snakemake.input.prior}: no column {column!r} "
                          f"(config.visualgptscore.alpha_prior: {p.prior!r})")
     prior = dict(zip(prior_table.text, prior_table[column], strict=True))
+    others = {c.removeprefix("log_prior_"): dict(zip(prior_table.text, prior_table[c],
+                                                     strict=True))
+              for c in prior_table.columns if c.startswith("log_prior_") and c != column}
     curve, summary = alpha_curve(merged, prior, metric=p.kind, options=p.options,
-                                 step=p.step, seed=p.seed, repeats=p.repeats)
+                                 step=p.step, seed=p.seed, repeats=p.repeats,
+                                 other_priors=others)
     summary.update(model=snakemake.wildcards.model, benchmark=snakemake.wildcards.benchmark,
                    prior="null images" if p.prior == "null" else "training images")
     with atomic_path(snakemake.output.csv) as tmp:

@@ -1,6 +1,6 @@
 """A captioner's text prior log P(t) for every text of a choice benchmark: Monte Carlo over
 seeded Gaussian null images (VisualGPTScore Eq. 6), and optionally over n sampled training
-images; each set of images is encoded once."""
+images (each set of images encoded once); optionally a text-only LM's P_LLM(t)."""
 
 import pandas as pd
 
@@ -33,4 +33,12 @@ with job_log(snakemake.log[0]) as log:
         table["log_prior_train"], _ = log_prior_given_states(scorer, states, texts,
                                                              snakemake.params.batch_size)
         log.info("and %d training images (seed %d): %s", len(ids), train["seed"], ids)
+    llm = snakemake.params.llm
+    if llm:
+        from vlcomp.text.hf_text_scorers import CausalLMPrior
+
+        scorer = CausalLMPrior(llm["model"], snakemake.params.device,
+                               llm.get("batch_size", 64), llm.get("revision"))
+        table["log_prior_llm"] = scorer.score(texts)
+        log.info("and the text-only LM %s", llm["model"])
     write_parquet(table, snakemake.output[0])

@@ -129,10 +129,12 @@ def prior_only_items(items: pd.DataFrame, prior: Mapping[str, float]) -> pd.Data
 
 def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
                 options: Mapping[str, Any] | None = None, step: float = 0.001, seed: int = 0,
-                repeats: int = 10) -> tuple[pd.DataFrame, dict[str, Any]]:
+                repeats: int = 10, other_priors: Mapping[str, Mapping[str, float]] | None = None,
+                ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """(curve: ``alpha``, ``accuracy`` in %, one row per grid value; summary: accuracy at
     α = 0 and α = 1, of the prior alone, the oracle α* on all items, and the
-    validation-split α*)."""
+    validation-split α*). ``other_priors`` (name → prior) add the accuracy of each alone,
+    ``accuracy_prior_only_{name}`` (e.g. a text-only LM's, Table 2)."""
     alphas = alpha_grid(step)
     correct = item_correct_over_alphas(items, prior, alphas)
     aggregate = headline_aggregate(items, metric, options)
@@ -141,14 +143,18 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
     oracle_alpha, oracle_accuracy = best_alpha(accuracy, alphas)
     validation = validation_alpha(correct, alphas, seed=seed, repeats=repeats,
                                   aggregate=aggregate)
-    blind = item_correct_over_alphas(prior_only_items(items, prior), prior, alphas[:1])
-    blind_accuracy = float(aggregate(blind, every)[0])
+    def prior_only(p: Mapping[str, float]) -> float:
+        blind = item_correct_over_alphas(prior_only_items(items, p), p, alphas[:1])
+        return round(100 * float(aggregate(blind, every)[0]), 4)
+
     curve = pd.DataFrame({"alpha": alphas, "accuracy": np.round(100 * accuracy, 4)})
     summary = {
         "metric": metric, "n_items": len(items), "alpha_step": step,
         "accuracy_alpha0": round(100 * float(accuracy[0]), 4),
         "accuracy_alpha1": round(100 * float(accuracy[-1]), 4),
-        "accuracy_prior_only": round(100 * blind_accuracy, 4),
+        "accuracy_prior_only": prior_only(prior),
+        **{f"accuracy_prior_only_{name}": prior_only(p)
+           for name, p in (other_priors or {}).items()},
         "oracle": {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)},
         "validation": _in_percent(validation),
     }

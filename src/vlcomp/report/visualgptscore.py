@@ -33,8 +33,8 @@ BENCHMARK_LABELS = {
     "sugarcrepe": "SugarCrepe",
     "bivlc": "BiVLC (text score)",
 }
-PRIOR_MEASURES = {"P(t|null)": "accuracy_prior_only", "P(t|i)": "accuracy_alpha0",
-                  "PMI": "accuracy_alpha1"}
+PRIOR_MEASURES = {"P_LLM(t)": "accuracy_prior_only_llm", "P(t|null)": "accuracy_prior_only",
+                  "P(t|i)": "accuracy_alpha0", "PMI": "accuracy_alpha1"}
 
 Records = Mapping[str, Mapping[str, Mapping[str, Any]]]  # model -> benchmark -> record
 
@@ -57,14 +57,16 @@ def _frame(rows: dict[str, dict[str, float]], benchmarks: Sequence[str]) -> pd.D
 
 
 def prior_table(records: Records, labels: Mapping[str, str]) -> pd.DataFrame:
-    """Table 2: accuracy of P(t|null), P(t|i) and PMI per benchmark and model."""
+    """Table 2: accuracy of P_LLM(t) (when a text-only LM is configured), P(t|null), P(t|i)
+    and PMI per benchmark and model."""
     benchmarks = _benchmarks(records)
     rows: dict[str, dict[str, float]] = {}
     for model, per_model in records.items():
         for benchmark, record in per_model.items():
             row = rows.setdefault(benchmark_label(benchmark), {})
             for measure, key in PRIOR_MEASURES.items():
-                row[f"{labels.get(model, model)} {measure}"] = record[key]
+                if key in record:
+                    row[f"{labels.get(model, model)} {measure}"] = record[key]
     return _frame(rows, benchmarks)
 
 

@@ -58,7 +58,8 @@ class _HFScorer:
         raise NotImplementedError
 
     def score(self, texts: Sequence[str]) -> np.ndarray:
-        """Scores in [0, 1] (float64), one per text, in input order."""
+        """Scores (float64; in [0, 1] but for `CausalLMPrior`), one per text, in input
+        order."""
         import torch
 
         texts = [str(t) for t in texts]
@@ -161,6 +162,49 @@ class AcceptabilityClassifier(_HFScorer):
         logits = self.model(**{k: v.to(device) for k, v in enc.items()}).logits
         probs = logits.float().softmax(dim=-1)[:, self.positive_label]
         return probs.double().cpu().numpy()
+
+
+class CausalLMPrior(_HFScorer):
+    """A text-only language prior P_LLM(t) (VisualGPTScore Table 2: OPT, BART, FLAN-T5): the
+    mean log-probability of the text's tokens under a causal LM, each given the ones before it
+    and a leading bos (``bos_token``, else ``cls_token``) that is not scored. Not in [0, 1]:
+    a log-probability (<= 0)."""
+
+    name = "causal_lm"
+
+    def _load(self) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(self.model_id, revision=self.revision)
+        model = AutoModelForCausalLM.from_pretrained(self.model_id, revision=self.revision,
+                                                     dtype=torch.float32)
+        bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
+            else tokenizer.cls_token_id
+        if bos is None:
+            raise ValueError(f"{self.model_id!r}: the tokenizer has no bos or cls token")
+        self.bos = int(bos)
+        model.to(torch.device(self.device)).eval()
+        self.tokenizer, self.model = tokenizer, model
+
+    def _score_batch(self, texts: list[str]) -> np.ndarray:
+        import torch
+
+        rows = [self.tokenizer(t, add_special_tokens=False).input_ids for t in texts]
+        width = 1 + max(len(r) for r in rows)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        ids = torch.full((len(rows), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for k, row in enumerate(rows):
+            ids[k, : len(row) + 1] = torch.tensor([self.bos, *row])
+            mask[k, : len(row) + 1] = 1
+        device = next(self.model.parameters()).device
+        logits = self.model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
+        logp = torch.log_softmax(logits[:, :-1].float(), dim=-1).cpu()
+        token_logp = logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+        scored = mask[:, 1:].bool()
+        total = (token_logp * scored).sum(dim=1) / scored.sum(dim=1).clamp(min=1)
+        return total.double().numpy()
 
 
 HF_TEXT_SCORERS: dict[str, type[_HFScorer]] = {
