@@ -4,13 +4,13 @@ figure (Table 3) from the α-curve records of every generative model."""
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from vlcomp.jobs import job_log
 from vlcomp.report.tables import write_table
 from vlcomp.report.visualgptscore import alpha_curves_figure, alpha_table, prior_table
 
 with job_log(snakemake.log[0]) as log:
-    import pandas as pd
-
     records, curves = {}, {}
     for json_path, csv_path in zip(snakemake.input.json, snakemake.input.csv, strict=True):
         record = json.loads(Path(json_path).read_text())
