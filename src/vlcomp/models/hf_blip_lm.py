@@ -34,6 +34,22 @@ DEFAULT_PROMPT = "a picture of "
 REDUCTIONS = ("mean", "sum")
 
 
+def caption_log_likelihood(logits: torch.Tensor, input_ids: torch.Tensor,
+                           attention_mask: torch.Tensor, prompt_length: int,
+                           reduction: str = "mean") -> torch.Tensor:
+    """Teacher-forced log P(caption) per row from decoder logits: targets are ids[1:], the
+    prompt's tokens (``prompt_length`` incl. the bos) and padding are not scored; ``mean``
+    or ``sum`` over the scored tokens. Training (`vlcomp.train.captioner`) and scoring share it."""
+    logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+    token_logp = logp.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+    scored = attention_mask[:, 1:].bool().clone()
+    scored[:, : prompt_length - 1] = False  # prompt tokens are context, not targets
+    total = (token_logp * scored).sum(dim=1)
+    if reduction == "mean":
+        total = total / scored.sum(dim=1).clamp(min=1)
+    return total
+
+
 class BlipCaptionScorer:
     """Teacher-forced caption log-likelihoods of a ``BlipForConditionalGeneration``."""
 
@@ -120,12 +136,6 @@ class BlipCaptionScorer:
                     input_ids=ids, attention_mask=tokens.attention_mask,
                     encoder_hidden_states=states[index[s : s + batch_size]],
                 ).logits
-                logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-                token_logp = logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-                scored = tokens.attention_mask[:, 1:].bool().clone()
-                scored[:, : skip - 1] = False  # prompt tokens are context, not targets
-                total = (token_logp * scored).sum(dim=1)
-                if self.reduction == "mean":
-                    total = total / scored.sum(dim=1).clamp(min=1)
-                out.append(total.cpu())
+                out.append(caption_log_likelihood(logits, ids, tokens.attention_mask, skip,
+                                                  self.reduction).cpu())
         return torch.cat(out).numpy().astype(np.float64) if out else np.zeros(0)

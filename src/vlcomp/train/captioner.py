@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from vlcomp.models.hf_blip_lm import caption_log_likelihood
 from vlcomp.train.clip_trainer import cosine_lr, deterministic_cpu
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[DEC]", "[ENC]"]
@@ -118,11 +119,7 @@ def caption_token_logp(model, pixel_values: torch.Tensor, input_ids: torch.Tenso
     targets are ids[1:], prompt tokens and padding unscored (the hf_blip_lm convention)."""
     logits = model(pixel_values=pixel_values, input_ids=input_ids,
                    attention_mask=attention_mask).logits
-    logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
-    token_logp = logp.gather(-1, input_ids[:, 1:].unsqueeze(-1)).squeeze(-1)
-    scored = attention_mask[:, 1:].bool().clone()
-    scored[:, : prompt_length - 1] = False
-    return (token_logp * scored).sum(dim=1) / scored.sum(dim=1).clamp(min=1)
+    return caption_log_likelihood(logits, input_ids, attention_mask, prompt_length)
 
 
 class CaptionBatches:
