@@ -2,8 +2,9 @@
 the download rules through ``file://`` mirrors (``downloads.mirrors``).
 
 `build_mirror` writes COCO 2014/2017 image zips, the 2014 captions zip, BLIP's Karpathy JSONs,
-SugarCrepe's seven JSONs, ARO's VG JSONs + image zip (Google Drive ids) and BISON's
-annotations; `paper_like_config` is config/paper.yaml cut down to them, with tiny models.
+SugarCrepe's seven JSONs, ARO's VG JSONs + image zip and Winoground's zip (Google Drive
+ids) and BISON's annotations; `paper_like_config` is config/paper.yaml cut down to them,
+with tiny models.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ PLACES = ["street", "grass", "beach", "kitchen"]
 BISON_PREFIX = ("https://raw.githubusercontent.com/facebookresearch/binary-image-selection/"
                 "master/annotations")
 SUGARCREPE_PREFIX = f"https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/{SUGARCREPE_COMMIT}/data"
+WINOGROUND_ITEMS = 6
 GDRIVE_PREFIX = gdrive_url("").split("id=")[0] + "id="
 
 
@@ -37,6 +39,16 @@ def _jpeg(seed: int) -> bytes:
 
     out = BytesIO()
     Image.fromarray(pixels).save(out, format="JPEG", quality=90)
+    return out.getvalue()
+
+
+def _png(seed: int) -> bytes:
+    """The `_jpeg` picture as a PNG (Winoground's images are PNG)."""
+    from io import BytesIO
+
+    out = BytesIO()
+    with Image.open(BytesIO(_jpeg(seed))) as img:
+        img.save(out, format="PNG")
     return out.getvalue()
 
 
@@ -133,6 +145,21 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
         (gdrive / (ids[name] + "&export=download&confirm=t")).write_text(json.dumps(data))
     zip_name = ids["vgr_vga_images.zip"] + "&export=download&confirm=t"
     _zip(gdrive / zip_name, vg)
+    # Winoground (t2v_metrics' zip, by Google Drive id): examples.jsonl and images/*.png
+    examples, wino = [], {}
+    for k in range(WINOGROUND_ITEMS):
+        a, b = rng.choice(COLOURS, 2, replace=False)
+        x, y = rng.choice(NOUNS, 2, replace=False)
+        examples.append({"id": k, "image_0": f"ex_{k}_img_0", "image_1": f"ex_{k}_img_1",
+                         "caption_0": f"a {a} {x} on a {b} {y}",
+                         "caption_1": f"a {b} {y} on a {a} {x}", "tag": "Object",
+                         "secondary_tag": "", "num_main_preds": 1,
+                         "collapsed_tag": ["Object", "Relation", "Both"][k % 3]})
+        for j in range(2):
+            wino[f"winoground/images/ex_{k}_img_{j}.png"] = _png(1200 + 2 * k + j)
+    wino["winoground/examples.jsonl"] = "".join(json.dumps(e) + "\n" for e in examples)
+    wino_id = SOURCES["winoground"].files[0].url.split("id=")[1].split("&")[0]
+    _zip(gdrive / (wino_id + "&export=download&confirm=t"), wino)
     return {
         COCO: coco.as_uri(),
         BLIP_KARPATHY: karpathy.as_uri(),

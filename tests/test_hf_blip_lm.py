@@ -141,3 +141,24 @@ def test_training_images_are_drawn_by_seed_not_row_order():
     assert first != sample_image_ids(ids, 5, seed=2) and len(set(first)) == 5
     with pytest.raises(ValueError, match="cannot draw 31 images from 30"):
         sample_image_ids(ids, 31, seed=0)
+
+
+def test_gallery_score_matrix_encodes_each_image_once(tiny_captioner, tmp_path):
+    """S[image, text] for retrieval equals pair-by-pair scoring; 3 images, 3 vision passes
+    whatever the number of texts or the chunking."""
+    from vlcomp.score.generative_matrix import generative_score_matrix
+
+    path, _, _ = tiny_captioner
+    scorer = BlipCaptionScorer("b", {"model": str(path)})
+    images = [*IMAGES, Image.new("RGB", (30, 30), (0, 160, 0))]
+    paths = []
+    for k, image in enumerate(images):
+        paths.append(tmp_path / f"{k}.png")
+        image.save(paths[-1])
+    texts = ["red square", "dog on mat", "a blue circle", "mat"]
+    with images_through_vision(scorer) as seen:
+        matrix = generative_score_matrix(scorer, paths, texts, batch_size=3, image_chunk=2)
+    assert sum(seen) == 3 and matrix.shape == (3, 4)
+    opened = [Image.open(p).convert("RGB") for p in paths]
+    pairs = scorer.log_likelihood([i for i in opened for _ in texts], texts * 3)
+    np.testing.assert_allclose(matrix, pairs.reshape(3, 4), atol=1e-5)

@@ -19,27 +19,28 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 27 files from vlcomp.data.sources, 7 zips unpacked, Flickr30k checked
-    "download_file": 27, "unpack_archive": 7, "check_manual_download": 1, "wordnet": 1,
-    "dataset_tables": 5, "imageset_split": 6,
+    # 28 files from vlcomp.data.sources, 8 zips unpacked, Flickr30k checked
+    "download_file": 28, "unpack_archive": 8, "check_manual_download": 1, "wordnet": 1,
+    "dataset_tables": 5, "imageset_split": 8,  # val splits: generative retrieval's alpha*
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
-    "bison_altered_benchmark": 1,
+    "bison_altered_benchmark": 1, "winoground_benchmark": 1,
     "perturb_order": 10, "order_benchmark": 2, "retrieval_benchmark": 2,
     "robustness_gallery": 4, "perturb_texts": 1, "perturb_images": 18,
     # ARO: NegCLIP negatives + neighbours; BiVLC: LLM negatives, TROHN-Img selection, SDXL
     "negclip_negatives": 1, "embed_images": 1, "nearest_neighbours": 1,
     "sugarcrepe_negatives": 1, "trohn_img_negatives": 1, "generate_candidates": 2,
     "filter_generated": 2, "train_clip": 5, "train_detectors": 2,
-    # 16 models with embeddings; 4 BLIPs score the 8 choice benchmarks pair by pair
-    "embed_model": 16, "score_and_metrics": 112, "score_pairs_and_metrics": 32,
+    # 16 models with embeddings; 4 BLIPs score the 9 choice benchmarks pair by pair
+    "embed_model": 16, "score_and_metrics": 126, "score_pairs_and_metrics": 36,
     "retrieval_metrics": 32, "robustness_metrics": 16,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
-    "table_vs_published": 11,
-    # VisualGPTScore: 2 BLIP captioners x 6 image->text benchmarks; Tables 2 and 4
-    "text_prior": 12, "alpha_curve": 12, "table_visualgptscore": 1,
+    "table_winoground": 1, "table_vs_published": 14,
+    # VisualGPTScore: 2 BLIP captioners x 7 image->text benchmarks; Tables 1, 2 and 4
+    "text_prior": 14, "alpha_curve": 14, "table_visualgptscore": 1,
+    "table_visualgptscore_methods": 1, "generative_retrieval": 4,
 }
 
 
@@ -97,6 +98,7 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
         "sugarcrepe": b["sugarcrepe"],
         "coco_retrieval": b["coco_retrieval"],
         "bison": {**b["bison"], "alterations": ["negate", "reverse"], "expected_items": 6},
+        "winoground": {**b["winoground"], "expected_items": 6},
         "robustness": {
             "galleries": {"coco": {"dataset": "coco", "images": 12}},
             "perturbed_galleries": ["coco"],
@@ -201,7 +203,19 @@ def test_real_formats_run_end_to_end(real_run):
     prior = pd.read_parquet(work / "results/priors/blip_lm/sugarcrepe.parquet")
     assert prior[["log_prior_null", "log_prior_llm"]].lt(0).all().all()
     table2 = pd.read_csv(work / "results/tables/visualgptscore/table2.csv", index_col=0)
-    assert {"BLIP P(t|i) P_LLM(t)", "BLIP P(t|i) P(t|null)"} <= set(table2.columns)
+    assert {"BLIP P(t|i) P_LLM(t)", "BLIP P(t|i) P(t|null)"} <= set(table2.index)
+    # Winoground's released format (t2v_metrics' zip), scored by every model
+    wino = pd.read_parquet(work / "results/benchmarks/winoground.parquet")
+    assert len(wino) == 6 and set(wino.subset) == {"Object", "Relation", "Both"}
+    table1 = pd.read_csv(work / "results/tables/visualgptscore/table1.csv", index_col=0)
+    assert {"Winoground Text Score", "Winoground Image Score"} <= set(table1.columns)
+    assert table1.loc["Random", "Winoground Text Score"] == 25.0
+    # retrieval with log P(t|i): alpha* from the val gallery, COCO I2T R@1/R@5 (Table 4a)
+    table4 = pd.read_csv(work / "results/tables/visualgptscore/table4.csv", index_col=0)
+    assert {"COCO I2T R@1", "COCO I2T R@5", "COCO alpha*"} <= set(table4.columns)
+    record = json.loads((work / "results/metrics/blip_lm/coco_retrieval_alpha.json").read_text())
+    assert record["n_images"] == 12 and record["n_texts"] == 60
+    assert record["val"]["n_images"] == 6
 
 
 @pytest.mark.slow

@@ -8,7 +8,13 @@ import pytest
 from PIL import Image
 
 from vlcomp.metrics.alpha_curves import alpha_curve
-from vlcomp.report.visualgptscore import alpha_curves_figure, alpha_table, prior_table
+from vlcomp.report.visualgptscore import (
+    alpha_curves_figure,
+    alpha_table,
+    chance_level,
+    method_table,
+    prior_table,
+)
 
 from .test_alpha_curves import PRIOR, i2t_items, pair_items
 
@@ -26,22 +32,68 @@ def records():
 def test_prior_table_rows_and_columns(records):
     recs, _ = records
     table = prior_table(recs, {"cap": "VisualGPTScore"})
-    assert list(table.index) == ["SugarCrepe", "BiVLC (text score)"]
-    assert list(table.columns) == ["VisualGPTScore P(t|null)", "VisualGPTScore P(t|i)",
-                                   "VisualGPTScore PMI"]
-    assert table.loc["SugarCrepe", "VisualGPTScore P(t|i)"] == \
+    assert list(table.index) == ["VisualGPTScore P(t|null)", "VisualGPTScore",
+                                 "VisualGPTScore PMI"]
+    assert list(table.columns) == ["SugarCrepe", "BiVLC Text Score", "BiVLC Per-Image"]
+    assert table.loc["VisualGPTScore", "SugarCrepe"] == \
         recs["cap"]["sugarcrepe"]["accuracy_alpha0"]
-    assert table.loc["BiVLC (text score)", "VisualGPTScore P(t|null)"] == 0
+    assert table.loc["VisualGPTScore P(t|null)", "BiVLC Text Score"] == 0
+    assert table.loc["VisualGPTScore P(t|null)", "BiVLC Per-Image"] == pytest.approx(50)
+    named = prior_table(recs, {"cap": "G"}, names={"bivlc": "Winoground-style"})
+    assert "Winoground-style Text Score" in named.columns
 
 
 def test_alpha_table_reports_validation_and_oracle(records):
     recs, _ = records
     table = alpha_table(recs, {"cap": "G"})
     summary = recs["cap"]["sugarcrepe"]["validation"]["summary"]
-    assert table.loc["SugarCrepe", "G alpha*val"] == summary["test_accuracy"]["mean"]
-    assert table.loc["SugarCrepe", "G alpha* std"] == summary["alpha"]["std"]
-    assert table.loc["SugarCrepe", "G oracle"] == recs["cap"]["sugarcrepe"]["oracle"]["accuracy"]
-    assert table.notna().all().all()
+    assert list(table.index) == ["G", "G (alpha=1)", "G (alpha=alpha*val)",
+                                 "G (oracle alpha*)"]
+    assert table.loc["G (alpha=alpha*val)", "SugarCrepe"] == summary["test_accuracy"]["mean"]
+    assert table.loc["G (alpha=alpha*val)", "SugarCrepe alpha* std"] == summary["alpha"]["std"]
+    assert table.loc["G", "SugarCrepe std"] == summary["test_accuracy_alpha0"]["std"]
+    assert table.loc["G (oracle alpha*)", "SugarCrepe"] == \
+        recs["cap"]["sugarcrepe"]["oracle"]["accuracy"]
+    assert table.loc["G (oracle alpha*)", "BiVLC alpha*"] == \
+        recs["cap"]["bivlc"]["oracle"]["alpha"]
+    assert table.loc["G (alpha=alpha*val)"].notna().all()
+
+
+def test_method_table_has_chance_roles_and_the_best_discriminative():
+    def record(kind, **overall):
+        return {"metric": kind, "overall": overall}
+
+    results = {
+        "itm": {"vg_relation": record("aro_relation", macro_accuracy=60.0)},
+        "cap": {"vg_relation": record("aro_relation", macro_accuracy=80.0),
+                "winoground": record("winoground", I2T=10.0, T2I=20.0, Group=5.0)},
+        "clip_s0": {"vg_relation": record("aro_relation", macro_accuracy=50.0),
+                    "winoground": record("winoground", I2T=30.0, T2I=10.0, Group=4.0)},
+        "clip_s1": {"vg_relation": record("aro_relation", macro_accuracy=54.0),
+                    "winoground": record("winoground", I2T=20.0, T2I=12.0, Group=2.0)},
+        "neg": {"vg_relation": record("aro_relation", macro_accuracy=70.0),
+                "winoground": record("winoground", I2T=0.0, T2I=0.0, Group=0.0)},
+    }
+    items = pd.DataFrame({"texts": [["a", "b"], ["a", "b", "c"]], "image_ids": [["i"]] * 2,
+                          "protocol": "i2t"})
+    chance = {"vg_relation": chance_level(items, "aro_relation"),
+              "winoground": chance_level(items, "winoground")}
+    table = method_table(
+        results, {"winoground": "winoground", "vg_relation": "aro_relation"}, chance,
+        {"CLIP": ["clip_s0", "clip_s1"], "NegCLIP": ["neg"], "VGS": ["cap"], "ITM": ["itm"]},
+        {"CLIP": "discriminative", "NegCLIP": "discriminative", "VGS": "generative",
+         "ITM": "itm"}, names={"winoground": "Winoground-style"})
+    assert list(table.index) == ["Random", "ITM", "VGS", "CLIP", "NegCLIP",
+                                 "Best discriminative"]
+    assert list(table.columns) == ["VG-Relation", "Winoground-style Text Score",
+                                   "Winoground-style Image Score",
+                                   "Winoground-style Group Score"]
+    assert table.loc["Random", "VG-Relation"] == pytest.approx(100 * (1 / 2 + 1 / 3) / 2)
+    assert table.loc["Random", "Winoground-style Group Score"] == pytest.approx(100 / 6)
+    assert table.loc["CLIP", "VG-Relation"] == 52.0  # seeds averaged
+    assert table.loc["Best discriminative", "VG-Relation"] == 70.0
+    assert table.loc["Best discriminative", "Winoground-style Text Score"] == 25.0
+    assert np.isnan(table.loc["ITM", "Winoground-style Text Score"])
 
 
 def test_alpha_curves_figure_is_a_png(records, tmp_path):

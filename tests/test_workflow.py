@@ -70,7 +70,7 @@ LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img", "Vi
 def test_tiny_dag_writes_every_table(tiny_run):
     tables = tiny_run / "results" / "tables"
     expected = ["aro/aro", "sugarcrepe/sugarcrepe", "bivlc/table2", "bivlc/table3", "bivlc/table6",
-                "bison/bison", "bison/fig9"]
+                "bison/bison", "bison/fig9", "winoground/winoground"]
     for stem in expected:
         md = (tables / f"{stem}.md").read_text()
         csv = pd.read_csv(tables / f"{stem}.csv", index_col="model")
@@ -245,7 +245,22 @@ def test_visualgptscore_from_a_captioner_trained_in_the_dag(tiny_run):
     assert prior[["log_prior_null", "log_prior_train"]].lt(0).all().all()
     assert (prior.log_p_text_given_null.map(len) == 4).all()
     tables = tiny_run / "results" / "tables" / "visualgptscore"
-    assert "| SugarCrepe |" in (tables / "table2.md").read_text()
+    table2 = pd.read_csv(tables / "table2.csv", index_col="method")
+    assert table2.loc["VisualGPTScore", "SugarCrepe"] == pytest.approx(
+        json.loads((metrics / "sugarcrepe.json").read_text())["overall"]["accuracy"], abs=1e-3)
     assert "oracle alpha*" in (tables / "table4.md").read_text()
+    # the balanced Winoground-style set: a text-only prior is at chance per image, 0 per pair
+    wino = json.loads((metrics / "winoground_alpha.json").read_text())
+    assert wino["per_image"]["prior_only"] == pytest.approx(50.0)
+    assert wino["accuracy_prior_only"] == 0.0
+    assert table2.loc["VisualGPTScore P(t|null)", "Winoground-style Per-Image"] == \
+        pytest.approx(50.0)
+    table1 = pd.read_csv(tables / "table1.csv", index_col="method")
+    assert list(table1.index) == ["Random", "VisualGPTScore", *LABELS[:-1],
+                                  "Best discriminative"]
+    assert table1.loc["Random", "Winoground-style Group Score"] == pytest.approx(100 / 6)
+    assert table1.loc["Best discriminative"].equals(table1.loc[LABELS[:-1]].max())
+    for stem in ("table1", "table2", "table4"):
+        assert (tables / f"{stem}_vs_published.md").is_file(), stem
     png = tiny_run / "results" / "figures" / "visualgptscore_alpha_curves.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -107,7 +107,7 @@ def _check_references(config: dict[str, Any]) -> None:
 
 
 # benchmarks whose ``source`` may be the world (the default) or a released file
-WORLD_SOURCED = ("vg_relation", "vg_attribution", "sugarcrepe", "bivlc", "bison")
+WORLD_SOURCED = ("vg_relation", "vg_attribution", "sugarcrepe", "bivlc", "bison", "winoground")
 
 
 def dataset_names(config: dict[str, Any]) -> list[str]:

@@ -207,6 +207,55 @@ else:
             "../scripts/bivlc_hub.py"
 
 
+if source_of("winoground") == "world":
+
+    rule winoground_benchmark:
+        input:
+            captions="results/data/world/captions.parquet",
+            scenes="results/data/world/scenes.jsonl",
+        output:
+            benchmark="results/benchmarks/winoground.parquet",
+            images=directory("results/images/winoground_world"),
+            imageset="results/imagesets/winoground_world.parquet",
+        log:
+            "logs/benchmarks/winoground.log",
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
+        params:
+            world=WORLD,
+            seed=config["benchmarks"].get("winoground", {}).get("seed", 0),
+            subsets=config["benchmarks"].get("winoground", {}).get("subsets"),
+        script:
+            "../scripts/winoground_benchmark.py"
+
+else:
+
+    rule winoground_benchmark:
+        input:
+            data="resources/winoground/data",
+        output:
+            benchmark="results/benchmarks/winoground.parquet",
+            imageset="results/imagesets/winoground.parquet",
+        log:
+            "logs/benchmarks/winoground.log",
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
+        params:
+            expected_items=config["benchmarks"]["winoground"].get(
+                "expected_items", WINOGROUND_ITEMS
+            ),
+        script:
+            "../scripts/winoground_release.py"
+
+
 rule retrieval_benchmark:
     input:
         captions=lambda wc: f"results/data/{dataset_of(wc.benchmark)}/captions.parquet",

@@ -16,6 +16,7 @@ from vlcomp.config import (  # noqa: E402
     validate_config,
 )
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
+from vlcomp.data.winoground import ITEMS as WINOGROUND_ITEMS  # noqa: E402
 from vlcomp.data.datasets import dataset_files  # noqa: E402
 from vlcomp.data.sources import (  # noqa: E402
     SUGARCREPE_SUBSETS,
@@ -117,6 +118,7 @@ NAMED_KINDS = {
     "order": "order",
     "sugarcrepe": "sugarcrepe",
     "bivlc": "bivlc",
+    "winoground": "winoground",
     "bison": "bison",
     "bison_altered": "bison_altered",
     "robustness": "robustness",
@@ -145,9 +147,27 @@ def dataset_of(benchmark):
 
 
 BENCHMARK_KIND = {b: benchmark_kind(b) for b in BENCHMARKS}
-ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc")
+ALPHA_KINDS = (
+    "aro_relation",
+    "aro_attribution",
+    "order",
+    "sugarcrepe",
+    "bivlc",
+    "winoground",
+)
 ALPHA_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in ALPHA_KINDS]
 ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
+# VisualGPTScore Table 1: every choice benchmark with a headline, each model in its role
+METHOD_TABLE_KINDS = ALPHA_KINDS + ("bison",)
+METHOD_TABLE_BENCHMARKS = [
+    b for b in BENCHMARKS if BENCHMARK_KIND[b] in METHOD_TABLE_KINDS
+]
+# the world's Winoground-style set is not Winoground; retrieval is named by its dataset
+VGS_NAMES = (
+    {"winoground": "Winoground-style"}
+    if "winoground" in BENCHMARKS and source_of("winoground") == "world"
+    else {}
+)
 # Generated negative images (BiVLC): sets under config.generation, and which negative
 # images the BiVLC benchmark uses (generated + filtered, or exact renders of edited scenes).
 GENERATION = config.get("generation", {})
@@ -189,6 +209,8 @@ def benchmark_imagesets(benchmark):
         return ["world_test"] if world else ["sugarcrepe"]
     if kind == "bivlc":
         return ["world_test", BIVLC_IMAGESET] if world else ["bivlc"]
+    if kind == "winoground":
+        return ["world_test", "winoground_world"] if world else ["winoground"]
     if kind in ("bison", "bison_altered"):
         return ["world_test"] if world else ["bison"]
     # robustness: the galleries' test images, then their shuffled copies
@@ -380,6 +402,14 @@ def dataset_label(benchmark, suffix):
     return label
 
 
+def vgs_names():
+    """Display names of benchmarks in the VisualGPTScore tables."""
+    retrieval = {
+        b: dataset_label(b, "retrieval") or "Retrieval" for b in RETRIEVAL_BENCHMARKS
+    }
+    return VGS_NAMES | retrieval
+
+
 def aro_columns():
     """ARO table columns: the VG benchmarks, then each Order benchmark by its dataset."""
     columns = {"vg_relation": "VG-Relation", "vg_attribution": "VG-Attribution"}
@@ -400,7 +430,10 @@ def aro6_downstream():
 def all_tables():
     tables = []
     if GENERATIVE_MODELS and ALPHA_BENCHMARKS:
-        tables += ["results/tables/visualgptscore/table4.md"]
+        tables += expand(
+            "results/tables/visualgptscore/{table}.md",
+            table=["table1", "table2", "table4"],
+        )
     if any(b in BENCHMARKS for b in ARO_BENCHMARKS):
         tables += ["results/tables/aro/aro.md"]
     if "vg_relation" in BENCHMARKS:
@@ -411,6 +444,8 @@ def all_tables():
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
     if "bison" in BENCHMARKS:
         tables += ["results/tables/bison/bison.md"]
+    if "winoground" in BENCHMARKS:
+        tables += ["results/tables/winoground/winoground.md"]
     if "bison_altered" in BENCHMARKS:
         tables += ["results/tables/bison/fig9.md", "results/figures/bison_fig9.png"]
     if ROBUSTNESS:

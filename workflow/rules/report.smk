@@ -42,6 +42,28 @@ rule table_sugarcrepe:
         "../scripts/report_table.py"
 
 
+rule table_winoground:
+    input:
+        metrics_files(["winoground"]),
+    output:
+        csv="results/tables/winoground/winoground.csv",
+        md="results/tables/winoground/winoground.md",
+    log:
+        "logs/report/table_winoground.log",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        table="winoground",
+        groups=MODEL_GROUPS,
+        options={},
+    script:
+        "../scripts/report_table.py"
+
+
 rule table_bivlc:
     input:
         metrics_files(["bivlc", "sugarcrepe"]),

@@ -79,6 +79,11 @@ rule table_visualgptscore:
             model=GENERATIVE_MODELS,
             benchmark=ALPHA_BENCHMARKS,
         ),
+        retrieval=expand(
+            "results/metrics/{model}/{benchmark}_alpha.json",
+            model=GENERATIVE_MODELS,
+            benchmark=RETRIEVAL_BENCHMARKS,
+        ),
     output:
         table2_csv="results/tables/visualgptscore/table2.csv",
         table2_md="results/tables/visualgptscore/table2.md",
@@ -95,5 +100,75 @@ rule table_visualgptscore:
         runtime=30,
     params:
         labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS},
+        names=vgs_names(),
     script:
         "../scripts/report_visualgptscore.py"
+
+
+rule table_visualgptscore_methods:
+    input:
+        metrics=metrics_files(METHOD_TABLE_BENCHMARKS),
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=METHOD_TABLE_BENCHMARKS
+        ),
+    output:
+        csv="results/tables/visualgptscore/table1.csv",
+        md="results/tables/visualgptscore/table1.md",
+    log:
+        "logs/report/table_visualgptscore_methods.log",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        metrics={b: BENCHMARK_KIND[b] for b in METHOD_TABLE_BENCHMARKS},
+        groups=MODEL_GROUPS,
+        roles={
+            entry["label"]: (
+                "generative"
+                if m in GENERATIVE_MODELS
+                else "itm" if entry["family"] == "hf_blip_itm" else "discriminative"
+            )
+            for m, entry in MODEL_ENTRIES.items()
+        },
+        names=vgs_names(),
+    script:
+        "../scripts/report_visualgptscore_methods.py"
+
+
+rule generative_retrieval:
+    input:
+        gallery="results/benchmarks/{benchmark}/gallery.parquet",
+        queries="results/benchmarks/{benchmark}/queries.parquet",
+        test_images=lambda wc: f"results/imagesets/{dataset_of(wc.benchmark)}_test.parquet",
+        val_images=lambda wc: f"results/imagesets/{dataset_of(wc.benchmark)}_val.parquet",
+        captions=lambda wc: f"results/data/{dataset_of(wc.benchmark)}/captions.parquet",
+        model=model_inputs,
+    output:
+        scores="results/scores/{model}/{benchmark}.npz",
+        csv="results/metrics/{model}/{benchmark}_alpha.csv",
+        json="results/metrics/{model}/{benchmark}_alpha.json",
+    log:
+        "logs/metrics/{model}/{benchmark}_alpha.log",
+    wildcard_constraints:
+        benchmark=RETRIEVAL_BENCHMARK_PATTERN,
+        model=union(GENERATIVE_MODELS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=16000,
+        runtime=720,  # a full COCO gallery is 5k x 25k forward passes of the text decoder
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
+        images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
+        step=VISUALGPTSCORE.get("alpha_step", 0.001),
+        batch_size=config["embed"].get("pair_batch_size", 64),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+    script:
+        "../scripts/generative_retrieval.py"

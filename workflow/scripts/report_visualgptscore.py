@@ -1,5 +1,5 @@
-"""VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*) and the α-curve
-figure (Table 3) from the α-curve records of every generative model."""
+"""VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*, with retrieval) and
+the α-curve figure (Table 3) from the α-curve records of every generative model."""
 
 import json
 from pathlib import Path
@@ -11,17 +11,22 @@ from vlcomp.report.tables import write_table
 from vlcomp.report.visualgptscore import alpha_curves_figure, alpha_table, prior_table
 
 with job_log(snakemake.log[0]) as log:
-    records, curves = {}, {}
+    records, curves, retrieval = {}, {}, {}
     for json_path, csv_path in zip(snakemake.input.json, snakemake.input.csv, strict=True):
         record = json.loads(Path(json_path).read_text())
         records.setdefault(record["model"], {})[record["benchmark"]] = record
         curves[(record["model"], record["benchmark"])] = pd.read_csv(csv_path)
+    for json_path in snakemake.input.retrieval:
+        record = json.loads(Path(json_path).read_text())
+        retrieval.setdefault(record["model"], {})[record["benchmark"]] = record
     labels = snakemake.params.labels
     out = snakemake.output
-    table2 = prior_table(records, labels)
+    names = snakemake.params.names
+    table2 = prior_table(records, labels, names)
     write_table(table2, Path(out.table2_csv).with_suffix(""))
-    table4 = alpha_table(records, labels)
+    table4 = alpha_table(records, labels, names, retrieval)
     write_table(table4, Path(out.table4_csv).with_suffix(""))
     alpha_curves_figure(curves, records, labels, out.figure,
-                        title="Accuracy against α: log P(t|i) − α log P(t) (VisualGPTScore)")
+                        title="Accuracy against α: log P(t|i) − α log P(t) (VisualGPTScore)",
+                        names=names)
     log.info("\n%s\n\n%s", table2, table4)

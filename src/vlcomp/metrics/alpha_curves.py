@@ -127,6 +127,28 @@ def prior_only_items(items: pd.DataFrame, prior: Mapping[str, float]) -> pd.Data
     return items.assign(scores=blind)
 
 
+def pair_image_accuracy(items: pd.DataFrame, prior: Mapping[str, float],
+                        alphas: np.ndarray) -> np.ndarray:
+    """Per α, the % of (item, image) choices of 2 × 2 pair items where the image's own text
+    beats the other under score_α: Winoground's per-image I2T accuracy, whose chance level is
+    50 % (a text-only score gets exactly 50 % on a balanced set, less its ties)."""
+    scores, priors, policies = [], [], []
+    for item in items.itertuples(index=False):
+        if item.protocol != "pair":
+            raise ValueError(f"item {item.item_id!r}: per-image accuracy needs pair items")
+        s = np.asarray([np.asarray(r, dtype=np.float64) for r in item.scores])
+        p = _prior_of(item.texts, prior, item.item_id)
+        scores += [[s[0, 0], s[0, 1]], [s[1, 1], s[1, 0]]]
+        priors += [[p[0], p[1]], [p[1], p[0]]]
+        policies += [item.tie_policy] * 2
+    policy = set(policies)
+    if len(policy) != 1:
+        raise ValueError(f"pair items mix tie policies {sorted(policy)}")
+    correct = choice_correct_over_alphas(np.array(scores), np.array(priors), alphas,
+                                         policy.pop())
+    return 100 * correct.mean(axis=0)
+
+
 def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
                 options: Mapping[str, Any] | None = None, step: float = 0.001, seed: int = 0,
                 repeats: int = 10, other_priors: Mapping[str, Mapping[str, float]] | None = None,
@@ -148,6 +170,14 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
         return round(100 * float(aggregate(blind, every)[0]), 4)
 
     curve = pd.DataFrame({"alpha": alphas, "accuracy": np.round(100 * accuracy, 4)})
+    per_image = {}
+    if len(items) and (items["protocol"] == "pair").all():
+        ends = alphas[[0, -1]]
+        at = pair_image_accuracy(items, prior, ends)
+        per_image = {"per_image": {
+            "alpha0": round(float(at[0]), 4), "alpha1": round(float(at[1]), 4),
+            "prior_only": round(float(pair_image_accuracy(
+                prior_only_items(items, prior), prior, ends[:1])[0]), 4)}}
     summary = {
         "metric": metric, "n_items": len(items), "alpha_step": step,
         "accuracy_alpha0": round(100 * float(accuracy[0]), 4),
@@ -157,6 +187,7 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
            for name, p in (other_priors or {}).items()},
         "oracle": {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)},
         "validation": _in_percent(validation),
+        **per_image,
     }
     return curve, summary
 

@@ -311,12 +311,34 @@ def bivlc_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Metrics:
     return _header(df, "bivlc", benchmark, {}) | bivlc_aggregate(flags, types, subtypes)
 
 
+WINOGROUND_SUBSETS = ("swap_obj", "swap_att", "swap_phrases", "Object", "Relation", "Both")
+
+
+def winoground_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Metrics:
+    """Winoground (and the world's balanced set): the seven pair scores ×100 (text score =
+    ``I2T``, image score = ``T2I``, group score = ``Group``) overall and per subset (the
+    world's swap kinds, or Winoground's collapsed tags)."""
+    if _single(df, "protocol") != "pair":
+        raise ValueError("winoground metrics need the 'pair' protocol")
+    scores = np.stack([as_matrix(m) for m in df["scores"]]) if len(df) else np.zeros((0, 2, 2))
+    flags = pair_scores_batch(scores, _single(df, "tie_policy"))
+    columns = combine_pair_columns(
+        flags["Ipos2T"], flags["Ineg2T"], flags["Tpos2I"], flags["Tneg2I"])
+    subsets = df["subset"].astype(str).to_numpy()
+    return _header(df, "winoground", benchmark, {}) | {
+        "overall": _pair_entry(columns, np.ones(len(df), dtype=bool)),
+        "subsets": {name: _pair_entry(columns, subsets == name)
+                    for name in _ordered(subsets.tolist(), WINOGROUND_SUBSETS)},
+    }
+
+
 METRIC_FUNCTIONS: dict[str, Callable[..., Metrics]] = {
     "aro_relation": aro_relation_metrics,
     "aro_attribution": aro_attribution_metrics,
     "order": order_metrics,
     "sugarcrepe": sugarcrepe_metrics,
     "bivlc": bivlc_metrics,
+    "winoground": winoground_metrics,
     "bison": bison_metrics,
     "bison_altered": bison_altered_metrics,
 }

@@ -27,14 +27,21 @@ COMPARED = {
     "bivlc/table6": ("bivlc", ["table6"]),
     "bison/bison": ("bison", ["table3", "table4"]),
     "sugarcrepe/sugarcrepe": ("sugarcrepe", ["sugarcrepe"]),
+    "visualgptscore/table1": ("visualgptscore", ["table1"]),
+    "visualgptscore/table2": ("visualgptscore", ["table2a", "table2b"]),
+    "visualgptscore/table4": ("visualgptscore", ["table4a"]),
 }
 # The world's tables name ARO's order and retrieval tasks without a dataset: they stand for
-# the COCO ones (the world's captions are COCO-like), as the paper configuration labels them.
+# the COCO ones (the world's captions are COCO-like), as the paper configuration labels them;
+# the world's Winoground-style set stands for Winoground.
 WORLD_ALIASES = {
     "COCO-Order": "Order",
     "COCO-Order std": "Order std",
     "COCO Retrieval I2T R@1": "Retrieval I2T R@1",
     "COCO Retrieval T2I R@1": "Retrieval T2I R@1",
+    **{f"Winoground {m}": f"Winoground-style {m}"
+       for m in ("Text Score", "Text Score std", "Image Score", "alpha*", "alpha* std")},
+    **{f"COCO {m}": f"Retrieval {m}" for m in ("I2T R@1", "I2T R@5", "alpha*")},
 }
 
 

@@ -574,6 +574,33 @@ def bison_fig9_table(results: Results, groups: Groups | None = None) -> pd.DataF
     return _table(rows, columns, groups)
 
 
+WINOGROUND_SCORES = {"I2T": "Text", "T2I": "Image", "Group": "Group"}
+WINOGROUND_SUBSET_LABELS = {"swap_obj": "Swap obj", "swap_att": "Swap att",
+                            "swap_phrases": "Swap phrases"}
+
+
+def winoground_table(results: Results, benchmark: str = "winoground",
+                     groups: Groups | None = None) -> pd.DataFrame:
+    """Winoground layout: text, image and group score overall, then per subset (the world's
+    swap kinds or Winoground's tags), ``"{subset} {score}"``."""
+    rows: dict[str, dict[str, float]] = {}
+    columns = list(WINOGROUND_SCORES.values())
+    for model, benchmarks in results.items():
+        metrics = benchmarks.get(benchmark)
+        row: dict[str, float] = {}
+        if metrics is not None:
+            row = {label: _value(metrics["overall"][key])
+                   for key, label in WINOGROUND_SCORES.items()}
+            for name, entry in metrics["subsets"].items():
+                for key, score in WINOGROUND_SCORES.items():
+                    column = f"{WINOGROUND_SUBSET_LABELS.get(name, name)} {score}"
+                    row[column] = _value(entry[key])
+                    if column not in columns:
+                        columns.append(column)
+        rows[model] = row
+    return _table(rows, columns, groups)
+
+
 TABLE_BUILDERS = {
     "bison": bison_table,
     "bison_fig9": bison_fig9_table,
@@ -582,6 +609,7 @@ TABLE_BUILDERS = {
     "bivlc_table2": bivlc_table2,
     "bivlc_table3": bivlc_table3,
     "bivlc_table6": bivlc_table6,
+    "winoground": winoground_table,
     "aro_table2": aro_table2,
     "aro_table6": aro_table6,
 }

@@ -1,14 +1,17 @@
-"""VisualGPTScore tables and figure (Lin et al.) from the α-curve records of generative models
-(`vlcomp.metrics.alpha_curves`, ``results/metrics/{model}/{benchmark}_alpha.{json,csv}``).
+"""VisualGPTScore tables and figure (Lin et al.) from the metric records of every model and
+the α-curve records of generative models (`vlcomp.metrics.alpha_curves`,
+``results/metrics/{model}/{benchmark}_alpha.{json,csv}``).
 
-* ``prior_table`` (Table 2): per benchmark, the accuracy of the language prior alone
-  (P(t|null): the text with the highest prior wins, whatever the image), of P(t|i) (α = 0)
-  and of PMI (α = 1).
-* ``alpha_table`` (Table 4): α = 0, α = 1, α* picked on validation halves (held-out accuracy
-  and α*, mean ± std over repeats) and the oracle α* picked on all items.
+* ``method_table`` (Table 1): each benchmark's headline for chance, every ITM, generative
+  (VisualGPTScore, α = 0) and discriminative model, and the best discriminative one.
+* ``prior_table`` (Table 2): the accuracy of a language prior alone (P_LLM(t), P(t|null): the
+  text with the highest prior wins, whatever the image), of P(t|i) (α = 0) and of PMI (α = 1).
+  On 2 × 2 pair benchmarks also the per-image accuracy (chance 50 %).
+* ``alpha_table`` (Table 4): α = 0, α = 1 and α* picked on validation halves (held-out
+  accuracy and α*, mean ± std over repeats), and the oracle α* picked on all items.
 * ``alpha_curves_figure`` (Table 3's curves): accuracy against α, one panel per benchmark.
 
-Rows are benchmarks, columns are ``"{model label} {measure}"``.
+Rows are methods and columns benchmarks, as in the paper (and its published records).
 """
 
 from __future__ import annotations
@@ -24,79 +27,180 @@ from matplotlib.figure import Figure
 
 from vlcomp.report.figures import _save_png
 
-BENCHMARK_LABELS = {
+BENCHMARK_NAMES = {
     "vg_relation": "VG-Relation",
     "vg_attribution": "VG-Attribution",
     "order": "Order",
     "coco_order": "COCO-Order",
     "flickr30k_order": "Flickr30k-Order",
     "sugarcrepe": "SugarCrepe",
-    "bivlc": "BiVLC (text score)",
+    "bivlc": "BiVLC",
+    "winoground": "Winoground",
+    "bison": "BISON",
 }
-PRIOR_MEASURES = {"P_LLM(t)": "accuracy_prior_only_llm", "P(t|null)": "accuracy_prior_only",
-                  "P(t|i)": "accuracy_alpha0", "PMI": "accuracy_alpha1"}
+PAIR_KINDS = ("bivlc", "winoground")
+# Table 1: per metric kind, (column suffix, key of the metric record's ``overall``)
+HEADLINES = {
+    "aro_relation": [("", "macro_accuracy")],
+    "aro_attribution": [("", "macro_accuracy")],
+    "order": [("", "mean")],
+    "sugarcrepe": [("", "accuracy")],
+    "bivlc": [(" I2T", "I2T"), (" T2I", "T2I"), (" Group", "Group")],
+    "winoground": [(" Text Score", "I2T"), (" Image Score", "T2I"), (" Group Score", "Group")],
+    "bison": [("", "accuracy")],
+}
+PRIOR_MEASURES = {" P_LLM(t)": "accuracy_prior_only_llm", " P(t|null)": "accuracy_prior_only",
+                  "": "accuracy_alpha0", " PMI": "accuracy_alpha1"}
+PER_IMAGE = {" P(t|null)": "prior_only", "": "alpha0", " PMI": "alpha1"}
 
 Records = Mapping[str, Mapping[str, Mapping[str, Any]]]  # model -> benchmark -> record
 
 
-def benchmark_label(benchmark: str) -> str:
-    return BENCHMARK_LABELS.get(benchmark, benchmark)
+def benchmark_name(benchmark: str, names: Mapping[str, str] | None = None) -> str:
+    """Display name: ``names`` first (e.g. "Winoground-style" for the world's set)."""
+    return (names or {}).get(benchmark, BENCHMARK_NAMES.get(benchmark, benchmark))
+
+
+def alpha_column(benchmark: str, metric: str, names: Mapping[str, str] | None = None) -> str:
+    """The α tables' column of a benchmark: its name, plus " Text Score" for 2 × 2 pairs."""
+    name = benchmark_name(benchmark, names)
+    return f"{name} Text Score" if metric in PAIR_KINDS else name
 
 
 def _benchmarks(records: Records) -> list[str]:
     names = {b for per_model in records.values() for b in per_model}
-    order = list(BENCHMARK_LABELS)
+    order = list(BENCHMARK_NAMES)
     return sorted(names, key=lambda b: (order.index(b) if b in order else len(order), b))
 
 
-def _frame(rows: dict[str, dict[str, float]], benchmarks: Sequence[str]) -> pd.DataFrame:
-    df = pd.DataFrame.from_dict(rows, orient="index")
-    df = df.loc[[benchmark_label(b) for b in benchmarks if benchmark_label(b) in rows]]
-    df.index.name = "benchmark"
-    return df
+def _frame(rows: dict[str, dict[str, float]], columns: Sequence[str],
+           index_name: str = "method") -> pd.DataFrame:
+    data = [[row.get(c, np.nan) for c in columns] for row in rows.values()]
+    df = pd.DataFrame(data, index=pd.Index(list(rows), name=index_name), columns=list(columns),
+                      dtype=float)
+    return df.dropna(axis=1, how="all")
 
 
-def prior_table(records: Records, labels: Mapping[str, str]) -> pd.DataFrame:
-    """Table 2: accuracy of P_LLM(t) (when a text-only LM is configured), P(t|null), P(t|i)
-    and PMI per benchmark and model."""
-    benchmarks = _benchmarks(records)
+def chance_level(items: pd.DataFrame, metric: str) -> dict[str, float]:
+    """Accuracy (%) of random scores on a benchmark, per ``overall`` key of its headline:
+    1/k per image→text item with k texts (t2i: k images); a 2 × 2 pair's text and image
+    scores 25 %, its group score 1/6."""
+    if metric in PAIR_KINDS:
+        return {"I2T": 25.0, "T2I": 25.0, "Group": 100 / 6}
+    options = [len(t) if p != "t2i" else len(i)
+               for t, i, p in zip(items["texts"], items["image_ids"], items["protocol"],
+                                  strict=True)]
+    value = 100 * float(np.mean([1 / k for k in options]))
+    return {key: value for _, key in HEADLINES[metric]}
+
+
+def method_table(results: Records, metrics: Mapping[str, str],
+                 chance: Mapping[str, Mapping[str, float]], groups: Mapping[str, Sequence[str]],
+                 roles: Mapping[str, str], names: Mapping[str, str] | None = None,
+                 ) -> pd.DataFrame:
+    """Table 1. ``results``: model → benchmark → metric record; ``metrics``: benchmark →
+    metric kind; ``groups``: label → model ids (seeds are averaged); ``roles``: label →
+    ``itm``, ``generative`` or ``discriminative`` (row order, and who can be the best
+    discriminative)."""
+    columns: list[tuple[str, str, str]] = []  # (column, benchmark, key)
+    for benchmark in _benchmarks({"": {b: {} for b in metrics}}):
+        for suffix, key in HEADLINES.get(metrics[benchmark], []):
+            columns.append((benchmark_name(benchmark, names) + suffix, benchmark, key))
+    rows: dict[str, dict[str, float]] = {
+        "Random": {c: chance[b][k] for c, b, k in columns if b in chance}}
+    order = {"itm": 0, "generative": 1, "discriminative": 2}
+    for label in sorted(groups, key=lambda g: order.get(roles.get(g, ""), 3)):
+        row = {}
+        for column, benchmark, key in columns:
+            values = [results[m][benchmark]["overall"][key] for m in groups[label]
+                      if benchmark in results.get(m, {})]
+            values = [v for v in values if v is not None]
+            if values:
+                row[column] = float(np.mean(values))
+        rows[label] = row
+    discriminative = [g for g in groups if roles.get(g) == "discriminative"]
+    if discriminative:
+        rows["Best discriminative"] = {
+            c: max(rows[g][c] for g in discriminative if c in rows[g])
+            for c, _, _ in columns if any(c in rows[g] for g in discriminative)}
+    return _frame(rows, [c for c, _, _ in columns])
+
+
+def prior_table(records: Records, labels: Mapping[str, str],
+                names: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Table 2: per model, the accuracy of P_LLM(t) (when a text-only LM is configured),
+    P(t|null), P(t|i) (the row named by the model's label) and PMI on every benchmark; on
+    pair benchmarks also their per-image accuracy (``"{name} Per-Image"``)."""
     rows: dict[str, dict[str, float]] = {}
-    for model, per_model in records.items():
-        for benchmark, record in per_model.items():
-            row = rows.setdefault(benchmark_label(benchmark), {})
-            for measure, key in PRIOR_MEASURES.items():
-                if key in record:
-                    row[f"{labels.get(model, model)} {measure}"] = record[key]
-    return _frame(rows, benchmarks)
-
-
-def alpha_table(records: Records, labels: Mapping[str, str]) -> pd.DataFrame:
-    """Table 4: α = 0, α = 1, validation α* (held-out accuracy, α*; mean and std over
-    repeats) and the oracle α* on all items, per benchmark and model."""
-    benchmarks = _benchmarks(records)
-    rows: dict[str, dict[str, float]] = {}
+    columns: list[str] = []
     for model, per_model in records.items():
         label = labels.get(model, model)
-        for benchmark, record in per_model.items():
+        for benchmark in _benchmarks({model: per_model}):
+            record = per_model[benchmark]
+            column = alpha_column(benchmark, record["metric"], names)
+            per_image = f"{benchmark_name(benchmark, names)} Per-Image"
+            for col in (column, per_image if "per_image" in record else None):
+                if col and col not in columns:
+                    columns.append(col)
+            for measure, key in PRIOR_MEASURES.items():
+                if key in record:
+                    rows.setdefault(label + measure, {})[column] = record[key]
+            for measure, key in PER_IMAGE.items():
+                if "per_image" in record:
+                    rows.setdefault(label + measure, {})[per_image] = record["per_image"][key]
+    return _frame(rows, columns)
+
+
+def alpha_table(records: Records, labels: Mapping[str, str],
+                names: Mapping[str, str] | None = None,
+                retrieval: Records | None = None) -> pd.DataFrame:
+    """Table 4: per model, α = 0 (the row named by its label), α = 1 and the validation α*
+    (held-out accuracy mean ± std over repeats, and α* in ``"{name} alpha*"``), then the
+    oracle α* picked on all items. ``retrieval`` records (`generative_retrieval`) add
+    ``"{name} I2T R@1"``/``R@5`` at each α, their α* and the raw ``T2I`` recalls."""
+    rows: dict[str, dict[str, float]] = {}
+    columns: list[str] = []
+
+    def put(row: str, values: dict[str, float]) -> None:
+        rows.setdefault(row, {}).update(values)
+        columns.extend(c for c in values if c not in columns)
+
+    for model, per_model in records.items():
+        label = labels.get(model, model)
+        for benchmark in _benchmarks({model: per_model}):
+            record = per_model[benchmark]
             summary = record["validation"]["summary"]
-            rows.setdefault(benchmark_label(benchmark), {}).update({
-                f"{label} alpha=0": summary["test_accuracy_alpha0"]["mean"],
-                f"{label} alpha=0 std": summary["test_accuracy_alpha0"]["std"],
-                f"{label} alpha=1": summary["test_accuracy_alpha1"]["mean"],
-                f"{label} alpha=1 std": summary["test_accuracy_alpha1"]["std"],
-                f"{label} alpha*val": summary["test_accuracy"]["mean"],
-                f"{label} alpha*val std": summary["test_accuracy"]["std"],
-                f"{label} alpha*": summary["alpha"]["mean"],
-                f"{label} alpha* std": summary["alpha"]["std"],
-                f"{label} oracle alpha*": record["oracle"]["alpha"],
-                f"{label} oracle": record["oracle"]["accuracy"],
-            })
-    return _frame(rows, benchmarks)
+            col = alpha_column(benchmark, record["metric"], names)
+            alpha = f"{benchmark_name(benchmark, names)} alpha*"
+            for row, key in ((label, "test_accuracy_alpha0"),
+                             (f"{label} (alpha=1)", "test_accuracy_alpha1"),
+                             (f"{label} (alpha=alpha*val)", "test_accuracy")):
+                put(row, {col: summary[key]["mean"], f"{col} std": summary[key]["std"]})
+            put(f"{label} (alpha=alpha*val)", {alpha: summary["alpha"]["mean"],
+                                               f"{alpha} std": summary["alpha"]["std"]})
+            put(f"{label} (oracle alpha*)", {col: record["oracle"]["accuracy"],
+                                             alpha: record["oracle"]["alpha"]})
+    for model, per_model in (retrieval or {}).items():
+        label = labels.get(model, model)
+        for benchmark in sorted(per_model):
+            record, name = per_model[benchmark], benchmark_name(benchmark, names)
+            i2t = {f"{name} I2T R@1": "i2t_r1", f"{name} I2T R@5": "i2t_r5"}
+            put(label, {c: record["overall"][k] for c, k in i2t.items()})
+            put(f"{label} (alpha=1)", {c: record["alpha1"][k] for c, k in i2t.items()})
+            put(f"{label} (alpha=alpha*val)", {
+                **{c: record["alpha_val"][k] for c, k in i2t.items()},
+                f"{name} alpha*": record["alpha_val"]["alpha"]})
+            put(f"{label} (oracle alpha*)", {f"{name} I2T R@1": record["oracle"]["i2t_r1"],
+                                             f"{name} alpha*": record["oracle"]["alpha"]})
+            put(label, {f"{name} T2I R@1": record["overall"]["t2i_r1"],
+                        f"{name} T2I R@5": record["overall"]["t2i_r5"]})
+    return _frame(rows, columns)
 
 
 def alpha_curves_figure(curves: Mapping[tuple[str, str], pd.DataFrame],
                         records: Records, labels: Mapping[str, str], path: Path | str,
-                        title: str | None = None) -> Path:
+                        title: str | None = None, names: Mapping[str, str] | None = None,
+                        ) -> Path:
     """Accuracy (%) against α, one panel per benchmark, one line per model; a dot marks each
     model's oracle α*. ``curves`` maps (model, benchmark) to its curve (``alpha``,
     ``accuracy``)."""
@@ -115,7 +219,8 @@ def alpha_curves_figure(curves: Mapping[tuple[str, str], pd.DataFrame],
                            label=labels.get(model, model))[0]
             oracle = records[model][benchmark]["oracle"]
             ax.plot([oracle["alpha"]], [oracle["accuracy"]], "o", color=line.get_color(), ms=4)
-        ax.set_title(benchmark_label(benchmark), fontsize=10)
+        metric = next(r[benchmark]["metric"] for r in records.values() if benchmark in r)
+        ax.set_title(alpha_column(benchmark, metric, names), fontsize=10)
         ax.set_xlabel("α")
         ax.set_ylabel("accuracy (%)")
         ax.set_xlim(0, 1)

@@ -145,6 +145,26 @@ def swap_att(spec, scene, rng, cfg) -> Edit | None:
     return _swap("color", "swap_att", spec, scene, rng)
 
 
+def swap_phrases(spec, scene, rng, cfg) -> Edit | None:
+    """Exchange two mentioned noun phrases and what their objects look like, so the two
+    objects trade places (Winoground's "a mug in some grass" / "some grass in a mug")."""
+    pair = _two_phrases(
+        spec, rng, lambda p, q: (p.shape, p.color, p.size) != (q.shape, q.color, q.size))
+    if pair is None:
+        return None
+    p, q = pair
+    neg = spec.map_noun_phrases(
+        lambda x: replace(q, ref=p.ref) if x == p else replace(p, ref=q.ref) if x == q else x
+    )
+    a, b = scene.objects[p.ref], scene.objects[q.ref]
+    look = ("shape", "color", "size", "extent")
+    edited = _set_object(_set_object(scene, p.ref, **{k: getattr(b, k) for k in look}),
+                         q.ref, **{k: getattr(a, k) for k in look})
+    if not layout_is_valid(edited.objects, cfg.min_axis_ratio, cfg.min_gap):
+        return None
+    return Edit("swap_phrases", neg, edited)
+
+
 def add_obj(spec, scene, rng, cfg) -> Edit | None:
     """Add a phrase for a new object (a shape absent from the scene) and place it."""
     present = {o.shape for o in scene.objects}
@@ -180,6 +200,7 @@ EDITS = {
     "swap_att": swap_att,
     "add_obj": add_obj,
     "add_att": add_att,
+    "swap_phrases": swap_phrases,   # Winoground-style pairs only, not a SugarCrepe subset
 }
 
 

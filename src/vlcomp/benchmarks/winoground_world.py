@@ -1,0 +1,98 @@
+"""A Winoground-style balanced set from world scenes (Thrush et al., 2022).
+
+Each item is two images and two captions made of the same words in a different order
+(Winoground's defining property); caption 0 is true of image 0 only and caption 1 of image
+1 only, so every caption is once the positive and once the negative. A text-only score
+therefore picks the same caption for both images: its per-image accuracy is exactly 50 % and
+its text score 0, which is what makes the set a control for language priors (VisualGPTScore
+Table 2b). Image 0 is a test scene, image 1 its edited copy, both rendered exactly.
+
+Subsets (Winoground's swap kinds, in world terms): ``swap_obj`` exchanges two objects'
+nouns, ``swap_att`` their colours, ``swap_phrases`` whole noun phrases, so the two objects
+trade places and the relation between them reverses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from vlcomp.benchmarks.schema import make_items
+from vlcomp.seeding import stable_rng
+from vlcomp.world.config import WorldConfig
+from vlcomp.world.edits import verified_negative
+from vlcomp.world.grammar import CaptionSpec
+from vlcomp.world.oracle import Oracle
+from vlcomp.world.render import render_scene
+from vlcomp.world.scene import Scene
+
+SUBSETS = ("swap_obj", "swap_att", "swap_phrases")
+
+
+def same_words(a: str, b: str) -> bool:
+    """Whether two captions use the same words, as multisets (case and punctuation ignored)."""
+    def words(t: str) -> Counter:
+        return Counter(re.findall(r"\w+", t.lower()))
+    return words(a) == words(b)
+
+
+def balanced_items(
+    scenes: dict[str, Scene], captions: pd.DataFrame, cfg: WorldConfig, seed: int,
+    subsets: tuple[str, ...] = SUBSETS,
+) -> tuple[pd.DataFrame, list[Scene]]:
+    """Pair items (choice schema, protocol ``pair``; ``image_ids`` and ``texts`` aligned) and
+    the edited scene of each item (its id is the item's second image id).
+
+    A scene gives at most one item per subset: its captions are tried in a seeded order and
+    the first whose edit yields a caption with the same words, false of the scene, true of
+    the edited scene, and whose own caption is false of the edited scene, is kept.
+    """
+    unknown = set(subsets) - set(SUBSETS)
+    if unknown:
+        raise ValueError(f"unknown Winoground-style subset(s) {sorted(unknown)}; "
+                         f"known: {list(SUBSETS)}")
+    oracle, rows, edited = Oracle(cfg), [], []
+    by_image = {k: g for k, g in captions.groupby("image_id", sort=True)}
+    for scene_id in sorted(scenes):
+        caps = by_image.get(scene_id)
+        if caps is None:
+            continue
+        scene = scenes[scene_id]
+        for subset in subsets:
+            rng = stable_rng("winoground", seed, scene_id, subset)
+            for k in rng.permutation(len(caps)):
+                cap = caps.iloc[int(k)]
+                spec = CaptionSpec.from_json(cap.spec)
+                found = verified_negative(subset, cap.text, spec, scene, rng, cfg, oracle)
+                if found is None:
+                    continue
+                negative, edit = found
+                if not same_words(cap.text, negative) or oracle.is_true(spec, edit.scene):
+                    continue
+                item_id = f"wino-{subset}-{scene_id}"
+                image_1 = f"{item_id}-1"
+                rows.append({
+                    "item_id": item_id, "subset": subset, "image_ids": [scene_id, image_1],
+                    "texts": [cap.text, negative], "protocol": "pair", "label": 0,
+                    "tie_policy": "strict", "caption_id": cap.caption_id,
+                })
+                edited.append(edit.scene.with_objects(edit.scene.objects, image_1))
+                break
+    if not rows:
+        raise ValueError("no Winoground-style pair could be made from these scenes")
+    return make_items(rows), edited
+
+
+def render_pair_images(edited: list[Scene], cfg: WorldConfig, out_dir: Path) -> pd.DataFrame:
+    """Render every edited scene to ``{scene_id}.png``; the image table (image_id, path)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for scene in tqdm(edited, desc="render pairs", mininterval=5):
+        path = out_dir / f"{scene.scene_id}.png"
+        render_scene(scene, cfg).save(path)
+        rows.append({"image_id": scene.scene_id, "path": str(path)})
+    return pd.DataFrame(rows, columns=["image_id", "path"])

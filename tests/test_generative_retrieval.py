@@ -1,0 +1,70 @@
+"""Retrieval with log P(t|i): R@K over α, the gallery-mean prior, α* from validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vlcomp.metrics.debias import alpha_grid
+from vlcomp.metrics.generative_retrieval import (
+    gallery_prior,
+    generative_retrieval,
+    i2t_r1_over_alphas,
+    recalls,
+)
+
+
+def biased_gallery(n_img=30, per_image=3, seed=0):
+    """Scores where each text fits its own image, plus a strong text-only bias: a few
+    "likely" texts score high under every image (what PMI removes)."""
+    rng = np.random.default_rng(seed)
+    links = np.repeat(np.arange(n_img), per_image)
+    bias = rng.normal(0, 3, size=len(links))
+    scores = bias[None, :] + rng.normal(0, 0.5, size=(n_img, len(links)))
+    scores[links, np.arange(len(links))] += 2.0
+    return scores, links
+
+
+def test_r1_over_alphas_agrees_with_the_ranking_at_every_alpha():
+    scores, links = biased_gallery()
+    prior = gallery_prior(scores)
+    alphas = np.array([0.0, 0.37, 1.0])
+    curve = i2t_r1_over_alphas(scores, prior, links, alphas, max_elements=500)  # many blocks
+    for alpha, value in zip(alphas, curve, strict=True):
+        assert value == pytest.approx(recalls(scores, links, prior, alpha)["i2t_r1"])
+
+
+def test_text_to_image_is_the_same_at_every_alpha():
+    scores, links = biased_gallery()
+    prior = gallery_prior(scores)
+    at = [recalls(scores, links, prior, a) for a in (0.0, 0.5, 1.0)]
+    assert len({(r["t2i_r1"], r["t2i_r5"]) for r in at}) == 1
+    assert at[0]["i2t_r1"] < at[2]["i2t_r1"]  # the prior misleads image→text retrieval
+
+
+def test_gallery_prior_is_the_log_of_the_mean_probability():
+    scores = np.log(np.array([[0.2, 0.5], [0.4, 0.1]]))
+    np.testing.assert_allclose(np.exp(gallery_prior(scores)), [0.3, 0.3])
+
+
+def test_alpha_is_chosen_on_validation_and_applied_to_test():
+    test, test_links = biased_gallery(seed=1)
+    val, val_links = biased_gallery(seed=2)
+    curve, record = generative_retrieval(test, test_links, val, val_links, step=0.01)
+    assert list(curve.alpha) == list(alpha_grid(0.01))
+    best = curve.val_i2t_r1.max()
+    assert record["alpha_val"]["alpha"] == curve.alpha[curve.val_i2t_r1 == best].min()
+    assert record["alpha_val"]["i2t_r1"] == pytest.approx(
+        curve.test_i2t_r1[curve.alpha == record["alpha_val"]["alpha"]].item())
+    assert record["overall"]["i2t_r1"] == curve.test_i2t_r1[0]
+    assert record["alpha1"]["i2t_r1"] == curve.test_i2t_r1.iloc[-1]
+    assert record["oracle"]["i2t_r1"] == curve.test_i2t_r1.max()
+    assert record["alpha_val"]["i2t_r1"] > record["overall"]["i2t_r1"]
+
+
+def test_bad_links_are_named():
+    scores, links = biased_gallery(n_img=4)
+    with pytest.raises(ValueError, match="text→image links"):
+        recalls(scores, links[:-1])
+    with pytest.raises(ValueError, match="at least one text"):
+        recalls(scores, np.zeros_like(links))
