@@ -163,12 +163,12 @@ def test_each_image_is_embedded_once_per_model(tiny_run):
     # the robustness suite's shuffled copies are image sets of their own; its text-only
     # perturbations add no image set
     assert sorted(p.stem for p in emb.glob("*.npy")) == [
-        "bivlc_generated", "vg_crops", "world_test", "world_test_shuffle_patches_s0",
-        "world_test_shuffle_patches_s1", "world_train"
+        "bivlc_generated", "vg_crops", "winoground_world", "world_test",
+        "world_test_shuffle_patches_s0", "world_test_shuffle_patches_s1", "world_train"
     ]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
-    # 7 choice benchmarks (BISON and its alterations included), retrieval queries, robustness
-    assert len(list(texts.glob("*.npy"))) == 9
+    # 8 choice benchmarks (BISON and its alterations included), retrieval queries, robustness
+    assert len(list(texts.glob("*.npy"))) == 10
 
 
 @pytest.mark.slow
@@ -258,7 +258,7 @@ def test_visualgptscore_from_a_captioner_trained_in_the_dag(tiny_run):
     table1 = pd.read_csv(tables / "table1.csv", index_col="method")
     assert list(table1.index) == ["Random", "VisualGPTScore", *LABELS[:-1],
                                   "Best discriminative"]
-    assert table1.loc["Random", "Winoground-style Group Score"] == pytest.approx(100 / 6)
+    assert table1.loc["Random", "Winoground-style Group Score"] == pytest.approx(100 / 6, abs=1e-3)
     assert table1.loc["Best discriminative"].equals(table1.loc[LABELS[:-1]].max())
     for stem in ("table1", "table2", "table4"):
         assert (tables / f"{stem}_vs_published.md").is_file(), stem
