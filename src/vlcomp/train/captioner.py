@@ -89,11 +89,12 @@ def build_processor(words: Sequence[str], folder: Path, image_size: int):
     return BlipProcessor(image_processor=images, tokenizer=tokenizer)
 
 
-def build_captioner(cfg: CaptionerConfig, vocab_size: int, seed: int):
-    """A randomly initialised ``BlipForConditionalGeneration`` of the given size."""
-    from transformers import BlipConfig, BlipForConditionalGeneration
+def blip_config(cfg: CaptionerConfig, vocab_size: int, **extra: Any):
+    """A ``BlipConfig`` of the given size for the word-level vocabulary (``extra``: more
+    top-level keys, e.g. the ITC projection size)."""
+    from transformers import BlipConfig
 
-    config = BlipConfig(
+    return BlipConfig(
         text_config={
             "vocab_size": vocab_size, "hidden_size": cfg.text_width,
             "intermediate_size": 4 * cfg.text_width, "num_hidden_layers": cfg.text_layers,
@@ -108,7 +109,15 @@ def build_captioner(cfg: CaptionerConfig, vocab_size: int, seed: int):
             "num_hidden_layers": cfg.vision_layers, "num_attention_heads": cfg.vision_heads,
             "initializer_range": 0.02,  # BLIP's default (1e-10) starts blind to the image
         },
+        **extra,
     )
+
+
+def build_captioner(cfg: CaptionerConfig, vocab_size: int, seed: int):
+    """A randomly initialised ``BlipForConditionalGeneration`` of the given size."""
+    from transformers import BlipForConditionalGeneration
+
+    config = blip_config(cfg, vocab_size)
     torch.manual_seed(seed)
     return BlipForConditionalGeneration(config)
 

@@ -22,31 +22,17 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from vlcomp.train.captioner import SPECIALS, CaptionerConfig, CaptionerTraining, train_blip
+from vlcomp.train.captioner import CaptionerConfig, CaptionerTraining, blip_config, train_blip
 
 TEMPERATURE = 0.07  # BLIP's initial ITC temperature, kept fixed here
 
 
 def build_itm_model(cfg: CaptionerConfig, vocab_size: int, seed: int):
-    """A randomly initialised ``BlipForImageTextRetrieval`` of the given size."""
-    from transformers import BlipConfig, BlipForImageTextRetrieval
+    """A randomly initialised ``BlipForImageTextRetrieval`` of the given size (ITC
+    projections as wide as the text encoder)."""
+    from transformers import BlipForImageTextRetrieval
 
-    config = BlipConfig(
-        text_config={
-            "vocab_size": vocab_size, "hidden_size": cfg.text_width,
-            "intermediate_size": 4 * cfg.text_width, "num_hidden_layers": cfg.text_layers,
-            "num_attention_heads": cfg.text_heads, "encoder_hidden_size": cfg.vision_width,
-            "max_position_embeddings": cfg.max_length, "pad_token_id": 0,
-            "bos_token_id": SPECIALS.index("[DEC]"), "sep_token_id": SPECIALS.index("[SEP]"),
-        },
-        vision_config={
-            "image_size": cfg.image_size, "patch_size": cfg.patch_size,
-            "hidden_size": cfg.vision_width, "intermediate_size": 4 * cfg.vision_width,
-            "num_hidden_layers": cfg.vision_layers, "num_attention_heads": cfg.vision_heads,
-            "initializer_range": 0.02,
-        },
-        image_text_hidden_size=cfg.text_width,
-    )
+    config = blip_config(cfg, vocab_size, image_text_hidden_size=cfg.text_width)
     torch.manual_seed(seed)
     return BlipForImageTextRetrieval(config)
 
