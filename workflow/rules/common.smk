@@ -247,10 +247,7 @@ def model_entry(model):
     entry = {
         k: v for k, v in MODEL_ENTRIES[model].items() if k not in ("label", "group")
     }
-    if "run" in entry and entry["family"] in (
-        "hf_blip_lm",
-        "hf_blip_itm",
-    ):  # trained here
+    if "run" in entry and entry["family"] == "hf_blip_lm":  # a captioner trained here
         entry["model"] = f"results/checkpoints/{entry.pop('run')}/hf"
     elif (
         "run" in entry
@@ -264,7 +261,7 @@ def model_files(model):
     """Files a model needs before it can score: its checkpoint when trained in the DAG, or a
     downloaded checkpoint under resources/ (e.g. NegCLIP's)."""
     entry = MODEL_ENTRIES[model]
-    if "run" in entry and entry["family"] in ("hf_blip_lm", "hf_blip_itm"):
+    if "run" in entry and entry["family"] == "hf_blip_lm":
         return [f"results/checkpoints/{entry['run']}/hf"]
     if "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]

@@ -1,7 +1,5 @@
-"""Train a small BLIP model from scratch on a caption dataset's train split, saved with
-save_pretrained: a captioner (objective ``captioning``; the best epoch by validation
-log-likelihood is kept) for hf_blip_lm, or an image-text matching model (``itm``: ITC + ITM
-with hard negatives; the best epoch by validation ITM accuracy) for hf_blip_itm."""
+"""Train a small BLIP captioner from scratch on a caption dataset's train split (the best
+epoch by validation log-likelihood is kept), saved with save_pretrained for hf_blip_lm."""
 
 import csv
 import tempfile
@@ -20,7 +18,6 @@ from vlcomp.train.captioner import (
     train_captioner,
 )
 from vlcomp.train.data import load_split
-from vlcomp.train.itm import MatchBatches, build_itm_model, train_itm
 
 with job_log(snakemake.log[0]) as log:
     spec = snakemake.params.spec
@@ -39,24 +36,15 @@ with job_log(snakemake.log[0]) as log:
     out = Path(snakemake.output.model)
     with tempfile.TemporaryDirectory() as tmp:  # the vocabulary is saved with the model
         processor = build_processor(words, Path(tmp), arch.image_size)
-    objective = spec.get("objective", "captioning")
-    build = build_itm_model if objective == "itm" else build_captioner
-    model = build(arch, len(processor.tokenizer), cfg.seed)
-    log.info("%s model: %d parameters, %d words; %d train and %d val images", objective,
+    model = build_captioner(arch, len(processor.tokenizer), cfg.seed)
+    log.info("captioner: %d parameters, %d words; %d train and %d val images",
              sum(p.numel() for p in model.parameters()), len(words), len(train.images),
              len(val.images))
-    if objective == "itm":
-        rows, best, state = train_itm(
-            model, MatchBatches(processor, train.images, train.captions, arch.max_length),
-            MatchBatches(processor, val.images, val.captions, arch.max_length), cfg)
-        val_key = "val_itm_accuracy"
-    else:
-        rows, best, state = train_captioner(
-            model, CaptionBatches(processor, train.images, train.captions, cfg.prompt,
-                                  arch.max_length),
-            CaptionBatches(processor, val.images, val.captions, cfg.prompt, arch.max_length),
-            cfg)
-        val_key = "val_token_logp"
+    train_batches = CaptionBatches(processor, train.images, train.captions, cfg.prompt,
+                                   arch.max_length)
+    val_batches = CaptionBatches(processor, val.images, val.captions, cfg.prompt,
+                                 arch.max_length)
+    rows, best, state = train_captioner(model, train_batches, val_batches, cfg)
     model.load_state_dict(state)
     save_captioner(model, processor, out)
     with atomic_path(snakemake.output.log_csv) as tmp, open(tmp, "w", newline="") as f:
@@ -64,6 +52,7 @@ with job_log(snakemake.log[0]) as log:
         writer.writeheader()
         writer.writerows(rows)
     best_row = next(r for r in rows if r["epoch"] == best)
-    write_json({"best_epoch": best, "epochs": cfg.epochs, "objective": objective,
-                val_key: best_row[val_key]}, snakemake.output.val)
-    log.info("best epoch %d of %d: %s %.4f", best, cfg.epochs, val_key, best_row[val_key])
+    write_json({"best_epoch": best, "epochs": cfg.epochs,
+                "val_token_logp": best_row["val_token_logp"]}, snakemake.output.val)
+    log.info("best epoch %d of %d: val mean token log P %.4f", best, cfg.epochs,
+             best_row["val_token_logp"])

@@ -89,9 +89,8 @@ def build_processor(words: Sequence[str], folder: Path, image_size: int):
     return BlipProcessor(image_processor=images, tokenizer=tokenizer)
 
 
-def blip_config(cfg: CaptionerConfig, vocab_size: int, **extra: Any):
-    """A ``BlipConfig`` of the given size for the word-level vocabulary (``extra``: more
-    top-level keys, e.g. the ITC projection size)."""
+def blip_config(cfg: CaptionerConfig, vocab_size: int):
+    """A ``BlipConfig`` of the given size for the word-level vocabulary."""
     from transformers import BlipConfig
 
     return BlipConfig(
@@ -109,7 +108,6 @@ def blip_config(cfg: CaptionerConfig, vocab_size: int, **extra: Any):
             "num_hidden_layers": cfg.vision_layers, "num_attention_heads": cfg.vision_heads,
             "initializer_range": 0.02,  # BLIP's default (1e-10) starts blind to the image
         },
-        **extra,
     )
 
 
