@@ -17,14 +17,14 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
 from vlcomp.benchmarks.schema import make_items
-from vlcomp.seeding import stable_rng
+from vlcomp.benchmarks.sugarcrepe import first_verified_edits
 from vlcomp.world.config import WorldConfig
-from vlcomp.world.edits import verified_negative
 from vlcomp.world.grammar import CaptionSpec
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.render import render_scene
@@ -56,32 +56,20 @@ def balanced_items(
         raise ValueError(f"unknown Winoground-style subset(s) {sorted(unknown)}; "
                          f"known: {list(SUBSETS)}")
     oracle, rows, edited = Oracle(cfg), [], []
-    by_image = {k: g for k, g in captions.groupby("image_id", sort=True)}
-    for scene_id in sorted(scenes):
-        caps = by_image.get(scene_id)
-        if caps is None:
-            continue
-        scene = scenes[scene_id]
-        for subset in subsets:
-            rng = stable_rng("winoground", seed, scene_id, subset)
-            for k in rng.permutation(len(caps)):
-                cap = caps.iloc[int(k)]
-                spec = CaptionSpec.from_json(cap.spec)
-                found = verified_negative(subset, cap.text, spec, scene, rng, cfg, oracle)
-                if found is None:
-                    continue
-                negative, edit = found
-                if not same_words(cap.text, negative) or oracle.is_true(spec, edit.scene):
-                    continue
-                item_id = f"wino-{subset}-{scene_id}"
-                image_1 = f"{item_id}-1"
-                rows.append({
-                    "item_id": item_id, "subset": subset, "image_ids": [scene_id, image_1],
-                    "texts": [cap.text, negative], "protocol": "pair", "label": 0,
-                    "tie_policy": "strict", "caption_id": cap.caption_id,
-                })
-                edited.append(edit.scene.with_objects(edit.scene.objects, image_1))
-                break
+
+    def balanced(cap: Any, spec: CaptionSpec, negative: str, edit: Any) -> bool:
+        return same_words(cap.text, negative) and not oracle.is_true(spec, edit.scene)
+
+    for scene_id, subset, cap, _, negative, edit in first_verified_edits(
+            scenes, captions, cfg, seed, subsets, "winoground", balanced):
+        item_id = f"wino-{subset}-{scene_id}"
+        image_1 = f"{item_id}-1"
+        rows.append({
+            "item_id": item_id, "subset": subset, "image_ids": [scene_id, image_1],
+            "texts": [cap.text, negative], "protocol": "pair", "label": 0,
+            "tie_policy": "strict", "caption_id": cap.caption_id,
+        })
+        edited.append(edit.scene.with_objects(edit.scene.objects, image_1))
     if not rows:
         raise ValueError("no Winoground-style pair could be made from these scenes")
     return make_items(rows), edited
