@@ -303,6 +303,7 @@ def test_compute_metrics_merges_and_is_json_stable() -> None:
         "order",
         "sugarcrepe",
         "bivlc",
+        "winoground",
     }
 
 
