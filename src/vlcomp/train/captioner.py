@@ -15,7 +15,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,11 +89,11 @@ def build_processor(words: Sequence[str], folder: Path, image_size: int):
     return BlipProcessor(image_processor=images, tokenizer=tokenizer)
 
 
-def blip_config(cfg: CaptionerConfig, vocab_size: int):
-    """A ``BlipConfig`` of the given size for the word-level vocabulary."""
-    from transformers import BlipConfig
+def build_captioner(cfg: CaptionerConfig, vocab_size: int, seed: int):
+    """A randomly initialised ``BlipForConditionalGeneration`` of the given size."""
+    from transformers import BlipConfig, BlipForConditionalGeneration
 
-    return BlipConfig(
+    config = BlipConfig(
         text_config={
             "vocab_size": vocab_size, "hidden_size": cfg.text_width,
             "intermediate_size": 4 * cfg.text_width, "num_hidden_layers": cfg.text_layers,
@@ -109,13 +109,6 @@ def blip_config(cfg: CaptionerConfig, vocab_size: int):
             "initializer_range": 0.02,  # BLIP's default (1e-10) starts blind to the image
         },
     )
-
-
-def build_captioner(cfg: CaptionerConfig, vocab_size: int, seed: int):
-    """A randomly initialised ``BlipForConditionalGeneration`` of the given size."""
-    from transformers import BlipForConditionalGeneration
-
-    config = blip_config(cfg, vocab_size)
     torch.manual_seed(seed)
     return BlipForConditionalGeneration(config)
 
@@ -171,25 +164,8 @@ def train_captioner(model, train: CaptionBatches, val: CaptionBatches,
                     ) -> tuple[list[dict[str, Any]], int, dict[str, torch.Tensor]]:
     """Teacher-forced training (loss: mean token NLL of the captions). Returns the epoch
     rows, the best epoch by validation log-likelihood and that epoch's weights."""
-
-    def batch_loss(rows: list[int]) -> tuple[torch.Tensor, dict[str, float]]:
-        pixels, ids, mask = train.batch(rows)
-        return -caption_token_logp(model, pixels, ids, mask, train.prompt_length).mean(), {}
-
-    return train_blip(model, len(train), cfg, batch_loss,
-                      lambda: evaluate(model, val, cfg.batch_size), "val_token_logp", log_rows)
-
-
-def train_blip(model, n_pairs: int, cfg: CaptionerTraining,
-               batch_loss: Callable[[list[int]], tuple[torch.Tensor, dict[str, float]]],
-               validate: Callable[[], float], val_key: str,
-               log_rows: list[dict[str, Any]] | None = None,
-               ) -> tuple[list[dict[str, Any]], int, dict[str, torch.Tensor]]:
-    """AdamW (no decay on biases, norms, embeddings), linear warmup then cosine decay, pairs
-    shuffled by a seeded generator, gradients clipped at 1; after each epoch ``validate()``
-    (higher is better). Returns the epoch rows, the best epoch and its weights."""
     rows = [] if log_rows is None else log_rows
-    steps_per_epoch = math.ceil(n_pairs / cfg.batch_size)
+    steps_per_epoch = math.ceil(len(train) / cfg.batch_size)
     total_steps = steps_per_epoch * cfg.epochs
     decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embeddings" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embeddings" not in n)]
@@ -200,33 +176,30 @@ def train_blip(model, n_pairs: int, cfg: CaptionerTraining,
     with deterministic_cpu(cfg.threads):
         for epoch in range(1, cfg.epochs + 1):
             model.train()
-            start, losses, parts = time.perf_counter(), [], {}
-            order = torch.randperm(n_pairs, generator=generator).tolist()
+            start, losses = time.perf_counter(), []
+            order = torch.randperm(len(train), generator=generator).tolist()
             bar = tqdm(range(0, len(order), cfg.batch_size), desc=f"epoch {epoch}/{cfg.epochs}",
                        file=sys.stderr, mininterval=5)
             for s in bar:
                 for group in optimizer.param_groups:
                     group["lr"] = cosine_lr(step, total_steps, cfg.warmup_steps, cfg.lr)
-                loss, extra = batch_loss(order[s : s + cfg.batch_size])
+                pixels, ids, mask = train.batch(order[s : s + cfg.batch_size])
+                loss = -caption_token_logp(model, pixels, ids, mask, train.prompt_length).mean()
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 optimizer.step()
                 losses.append(float(loss.detach()))
-                for key, value in extra.items():
-                    parts.setdefault(key, []).append(value)
                 step += 1
                 bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
-            model.eval()
-            val_value = validate()
+            val_logp = evaluate(model, val, cfg.batch_size)
             seconds = time.perf_counter() - start
             rows.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
-                         **{f"train_{k}": float(np.mean(v)) for k, v in parts.items()},
-                         val_key: val_value, "lr": cosine_lr(step - 1, total_steps,
-                                                             cfg.warmup_steps, cfg.lr),
-                         "pairs_per_s": n_pairs / seconds, "seconds": seconds})
-            if val_value > best_val:
-                best_epoch, best_val = epoch, val_value
+                         "val_token_logp": val_logp, "lr": cosine_lr(step - 1, total_steps,
+                                                                    cfg.warmup_steps, cfg.lr),
+                         "pairs_per_s": len(train) / seconds, "seconds": seconds})
+            if val_logp > best_val:
+                best_epoch, best_val = epoch, val_logp
                 best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
     return rows, best_epoch, best_state
 
