@@ -162,3 +162,14 @@ def test_gallery_score_matrix_encodes_each_image_once(tiny_captioner, tmp_path):
     opened = [Image.open(p).convert("RGB") for p in paths]
     pairs = scorer.log_likelihood([i for i in opened for _ in texts], texts * 3)
     np.testing.assert_allclose(matrix, pairs.reshape(3, 4), atol=1e-5)
+
+
+def test_vision_pass_counter_sees_distinct_images_only(tiny_captioner):
+    from vlcomp.models.vision_count import LOG_PATTERN, count_vision_passes
+
+    scorer = BlipCaptionScorer("cap", {"model": str(tiny_captioner[0])})
+    passes = count_vision_passes(scorer)
+    scorer.log_likelihood([IMAGES[0]] * 3 + [IMAGES[1]] * 2, ["red", "dog", "mat", "a", "of"],
+                          batch_size=2)
+    assert passes.images == 2
+    assert LOG_PATTERN.search(passes.summary()).groups() == ("2", "cap")

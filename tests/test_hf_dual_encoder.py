@@ -76,3 +76,15 @@ def test_max_chars_truncates_and_errors_are_named(tiny_clip):
 def test_per_token_features_use_the_first_token():
     tokens = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
     assert torch.equal(_features(tokens), tokens[:, 0, :])
+
+
+def test_vision_passes_are_counted(tiny_clip):
+    from vlcomp.models.vision_count import LOG_PATTERN, count_vision_passes
+
+    scorer = build_scorer("tiny", {"family": "hf_dual", "model": str(tiny_clip[0])})
+    passes = count_vision_passes(scorer)
+    scorer.embed_images([Image.new("RGB", (40, 30), (9 * k, 0, 0)) for k in range(5)],
+                        batch_size=2)
+    scorer.embed_texts(["a red square"])
+    assert (passes.images, passes.calls) == (5, 3)
+    assert LOG_PATTERN.search(passes.summary()).groups() == ("5", "tiny")

@@ -76,3 +76,27 @@ def test_missing_embeddings_are_named(tmp_path):
         save_embeddings(np.zeros((2, 2)), ["a"], tmp_path / "a.npy", tmp_path / "a.ids.json")
     with pytest.raises(OSError, match=r"no\.png"):
         embed_image_set(ColourScorer(), pd.DataFrame({"path": [str(tmp_path / "no.png")]}))
+
+
+def test_score_items_matches_a_per_item_product_on_mixed_shapes():
+    rng = np.random.default_rng(0)
+    image_emb = rng.normal(size=(6, 8)).astype(np.float32)
+    text_emb = rng.normal(size=(9, 8)).astype(np.float32)
+    items = pd.DataFrame({
+        "item_id": [f"i{k}" for k in range(5)],
+        "image_ids": [["a"], ["b", "c"], ["d"], ["e", "f"], ["a"]],
+        "texts": [["t0", "t1"], ["t2", "t3"], ["t4", "t5", "t6", "t7", "t8"], ["t0", "t8"],
+                  ["t8", "t0"]],
+    })
+    image_row = {k: i for i, k in enumerate("abcdef")}
+    text_row = {f"t{k}": k for k in range(9)}
+    got = score_items(items, image_emb, image_row, text_emb, text_row)
+    assert got.item_id.tolist() == items.item_id.tolist()
+    for item, scores in zip(items.itertuples(), got.scores, strict=True):
+        want = (image_emb[[image_row[i] for i in item.image_ids]]
+                @ text_emb[[text_row[t] for t in item.texts]].T)
+        assert np.asarray(scores).shape == want.shape
+        assert np.allclose(scores, want, rtol=0, atol=1e-5)
+    with pytest.raises(KeyError, match=r"item 'x'.*text 'nope'"):
+        score_items(pd.DataFrame({"item_id": ["x"], "image_ids": [["a"]], "texts": [["nope"]]}),
+                    image_emb, image_row, text_emb, text_row)

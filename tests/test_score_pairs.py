@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import runpy
 from collections import Counter
 from pathlib import Path
@@ -23,6 +22,7 @@ from vlcomp.score.pairs import (
     ImageRef,
     PairScorer,
     distinct_pairs,
+    image_chunks,
     image_index,
     pair_method,
     score_items_pairwise,
@@ -149,9 +149,18 @@ def test_each_distinct_pair_scored_once_and_images_opened_per_chunk(imagesets, m
     opened.clear()
     scorer = FakePairScorer()
     score_items_pairwise(items, index, scorer, chunk=2)
-    assert len(scorer.calls) == math.ceil(n_distinct / 2)
     assert sum(len(c) for c in scorer.calls) == n_distinct
-    assert sum(opened.values()) <= len(scorer.calls) * 2
+    assert 1 < len(scorer.calls) == len(image_chunks(distinct_pairs(items, index), 2))
+    # chunks end at image boundaries: each image is opened (and encoded) in one call only
+    assert sum(opened.values()) == len(opened) == 6
+
+
+def test_image_chunks_end_at_image_boundaries():
+    pairs = [("a", "1"), ("a", "2"), ("a", "3"), ("b", "1"), ("c", "1"), ("c", "2")]
+    assert image_chunks(pairs, 2) == [(0, 3), (3, 6)]
+    assert image_chunks(pairs, 100) == [(0, 6)]
+    assert image_chunks(pairs, 1) == [(0, 3), (3, 4), (4, 6)]
+    assert image_chunks([], 4) == []
 
 
 def test_bbox_crops_are_applied(imagesets):

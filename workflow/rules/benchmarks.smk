@@ -13,6 +13,8 @@ if source_of("vg_relation") == "world" or source_of("vg_attribution") == "world"
             attribution="results/benchmarks/vg_attribution.parquet",
         log:
             "logs/benchmarks/aro_vg.log",
+        benchmark:
+            "benchmarks/benchmarks/aro_vg.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -41,6 +43,8 @@ else:
             attribution="results/benchmarks/vg_attribution.parquet",
         log:
             "logs/benchmarks/aro_vg.log",
+        benchmark:
+            "benchmarks/benchmarks/aro_vg.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -58,6 +62,8 @@ rule perturb_order:
         "results/perturbed/{dataset}/order/seed{seed}.parquet",
     log:
         "logs/perturb/{dataset}_order_seed{seed}.log",
+    benchmark:
+        "benchmarks/perturb/{dataset}_order_seed{seed}.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -83,6 +89,8 @@ rule order_benchmark:
         "results/benchmarks/{benchmark}.parquet",
     log:
         "logs/benchmarks/{benchmark}.log",
+    benchmark:
+        "benchmarks/benchmarks/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=ORDER_BENCHMARK_PATTERN,
     conda:
@@ -108,6 +116,8 @@ if source_of("sugarcrepe") == "world":
             negative_scenes="results/benchmarks/sugarcrepe_negative_scenes.jsonl",
         log:
             "logs/benchmarks/sugarcrepe.log",
+        benchmark:
+            "benchmarks/benchmarks/sugarcrepe.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -130,6 +140,8 @@ if source_of("sugarcrepe") == "world":
             imageset="results/imagesets/bivlc_world.parquet",
         log:
             "logs/generate/bivlc_world.log",
+        benchmark:
+            "benchmarks/generate/bivlc_world.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -154,6 +166,8 @@ else:
             imageset="results/imagesets/sugarcrepe.parquet",
         log:
             "logs/benchmarks/sugarcrepe.log",
+        benchmark:
+            "benchmarks/benchmarks/sugarcrepe.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -174,6 +188,8 @@ if source_of("bivlc") == "world":
             "results/benchmarks/bivlc.parquet",
         log:
             "logs/benchmarks/bivlc.log",
+        benchmark:
+            "benchmarks/benchmarks/bivlc.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -194,6 +210,8 @@ else:
             imageset="results/imagesets/bivlc.parquet",
         log:
             "logs/benchmarks/bivlc.log",
+        benchmark:
+            "benchmarks/benchmarks/bivlc.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: 1
@@ -219,6 +237,8 @@ if source_of("winoground") == "world":
             imageset="results/imagesets/winoground_world.parquet",
         log:
             "logs/benchmarks/winoground.log",
+        benchmark:
+            "benchmarks/benchmarks/winoground.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -242,6 +262,8 @@ else:
             imageset="results/imagesets/winoground.parquet",
         log:
             "logs/benchmarks/winoground.log",
+        benchmark:
+            "benchmarks/benchmarks/winoground.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -265,6 +287,8 @@ rule retrieval_benchmark:
         queries="results/benchmarks/{benchmark}/queries.parquet",
     log:
         "logs/benchmarks/{benchmark}.log",
+    benchmark:
+        "benchmarks/benchmarks/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:
@@ -288,6 +312,8 @@ if source_of("bison") == "world":
             "results/benchmarks/bison.parquet",
         log:
             "logs/benchmarks/bison.log",
+        benchmark:
+            "benchmarks/benchmarks/bison.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: 1
@@ -312,6 +338,8 @@ else:
             imageset="results/imagesets/bison.parquet",
         log:
             "logs/benchmarks/bison.log",
+        benchmark:
+            "benchmarks/benchmarks/bison.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -335,6 +363,8 @@ rule bison_altered_benchmark:
         benchmark="results/benchmarks/bison_altered.parquet",
     log:
         "logs/benchmarks/bison_altered.log",
+    benchmark:
+        "benchmarks/benchmarks/bison_altered.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1

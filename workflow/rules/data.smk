@@ -33,6 +33,8 @@ rule dataset_tables:
         captions="results/data/{dataset}/captions.parquet",
     log:
         "logs/data/{dataset}.log",
+    benchmark:
+        "benchmarks/data/{dataset}.tsv"
     wildcard_constraints:
         dataset=union(REAL_DATASETS),
     conda:
@@ -54,6 +56,8 @@ rule imageset_split:
         "results/imagesets/{dataset}_{split}.parquet",
     log:
         "logs/imagesets/{dataset}_{split}.log",
+    benchmark:
+        "benchmarks/imagesets/{dataset}_{split}.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1

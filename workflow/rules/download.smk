@@ -11,6 +11,7 @@ rule download_file:
         "logs/download/{remote}.log",
     wildcard_constraints:
         remote=REMOTE_FILE_PATTERN,
+    # no benchmark: a cached output has no run time to record (Snakemake forbids both)
     # with --cache (SNAKEMAKE_OUTPUT_CACHE set), workflows on one machine share downloads
     cache: "omit-software"
     retries: 1
@@ -35,6 +36,8 @@ rule unpack_archive:
         directory("resources/{unpacked}"),
     log:
         "logs/download/unpack_{unpacked}.log",
+    benchmark:
+        "benchmarks/download/unpack_{unpacked}.tsv"
     wildcard_constraints:
         unpacked=UNPACKED_PATTERN,
     conda:
@@ -52,6 +55,8 @@ rule check_manual_download:
         "resources/{manual}/.vlcomp_checked",
     log:
         "logs/download/check_{manual}.log",
+    benchmark:
+        "benchmarks/download/check_{manual}.tsv"
     wildcard_constraints:
         manual=union(MANUAL_CHECKS),
     conda:

@@ -14,6 +14,8 @@ if "trohn_img" in GENERATION:
             report=f"results/negatives/{TROHN_IMG_DATASET}/trohn_img.json",
         log:
             f"logs/negatives/{TROHN_IMG_DATASET}_trohn_img.log",
+        benchmark:
+            f"benchmarks/negatives/{TROHN_IMG_DATASET}_trohn_img.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]
@@ -41,6 +43,8 @@ if GENERATION:
             candidates="results/generated/{genset}/candidates.parquet",
         log:
             "logs/generate/{genset}_candidates.log",
+        benchmark:
+            "benchmarks/generate/{genset}_candidates.tsv"
         wildcard_constraints:
             genset=GENERATED_SET_PATTERN,
         conda:
@@ -78,6 +82,8 @@ if GENERATION:
             imageset="results/imagesets/{genset}_generated.parquet",
         log:
             "logs/generate/{genset}_filter.log",
+        benchmark:
+            "benchmarks/generate/{genset}_filter.tsv"
         wildcard_constraints:
             genset=GENERATED_SET_PATTERN,
         conda:
@@ -112,6 +118,8 @@ if DETECTORS:
             heads="results/detectors/{model}/heads.json",
         log:
             "logs/detectors/{model}.log",
+        benchmark:
+            "benchmarks/detectors/{model}.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]

@@ -9,6 +9,8 @@ rule negclip_negatives:
         "results/negatives/{dataset}/negclip.parquet",
     log:
         "logs/negatives/{dataset}_negclip.log",
+    benchmark:
+        "benchmarks/negatives/{dataset}_negclip.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -40,6 +42,8 @@ if SUGARCREPE_NEGATIVES:
             "results/negatives/{dataset}/sugarcrepe.parquet",
         log:
             "logs/negatives/{dataset}_sugarcrepe.log",
+        benchmark:
+            "benchmarks/negatives/{dataset}_sugarcrepe.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: 1
@@ -66,6 +70,8 @@ rule nearest_neighbours:
         "results/pairs/{dataset}/nn_{model}_{split}_k{k}.parquet",
     log:
         "logs/pairs/{dataset}_nn_{model}_{split}_k{k}.log",
+    benchmark:
+        "benchmarks/pairs/{dataset}_nn_{model}_{split}_k{k}.tsv"
     wildcard_constraints:
         k=r"\d+",
     conda:

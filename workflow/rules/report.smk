@@ -6,6 +6,8 @@ rule table_aro:
         md="results/tables/aro/aro.md",
     log:
         "logs/report/table_aro.log",
+    benchmark:
+        "benchmarks/report/table_aro.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -28,6 +30,8 @@ rule table_sugarcrepe:
         md="results/tables/sugarcrepe/sugarcrepe.md",
     log:
         "logs/report/table_sugarcrepe.log",
+    benchmark:
+        "benchmarks/report/table_sugarcrepe.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -50,6 +54,8 @@ rule table_winoground:
         md="results/tables/winoground/winoground.md",
     log:
         "logs/report/table_winoground.log",
+    benchmark:
+        "benchmarks/report/table_winoground.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -72,6 +78,8 @@ rule table_bivlc:
         md="results/tables/bivlc/{table}.md",
     log:
         "logs/report/bivlc_{table}.log",
+    benchmark:
+        "benchmarks/report/bivlc_{table}.tsv"
     wildcard_constraints:
         table="table2|table3|table6",
     conda:
@@ -100,6 +108,8 @@ rule table_aro_finetuning:
         md="results/tables/aro/{table}.md",
     log:
         "logs/report/aro_{table}.log",
+    benchmark:
+        "benchmarks/report/aro_{table}.tsv"
     wildcard_constraints:
         table="table2|table6",
     conda:
@@ -127,6 +137,8 @@ rule figure_aro_radar:
         png="results/figures/aro_fig3_radar.png",
     log:
         "logs/report/aro_fig3_radar.log",
+    benchmark:
+        "benchmarks/report/aro_fig3_radar.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -150,6 +162,8 @@ rule table_bison:
         md="results/tables/bison/bison.md",
     log:
         "logs/report/table_bison.log",
+    benchmark:
+        "benchmarks/report/table_bison.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -172,6 +186,8 @@ rule table_robustness:
         md="results/tables/robustness/{table}.md",
     log:
         "logs/report/robustness_{table}.log",
+    benchmark:
+        "benchmarks/report/robustness_{table}.tsv"
     wildcard_constraints:
         table="aro_table3|aro_table4|hendriksen|granularity",
     conda:
@@ -196,6 +212,8 @@ rule table_bison_fig9:
         md="results/tables/bison/fig9.md",
     log:
         "logs/report/table_bison_fig9.log",
+    benchmark:
+        "benchmarks/report/table_bison_fig9.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -217,6 +235,8 @@ rule figure_bison_fig9:
         png="results/figures/bison_fig9.png",
     log:
         "logs/report/bison_fig9.log",
+    benchmark:
+        "benchmarks/report/bison_fig9.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -238,6 +258,8 @@ rule table_bivlc_counts:
         md="results/tables/bivlc/table1.md",
     log:
         "logs/report/bivlc_table1.log",
+    benchmark:
+        "benchmarks/report/bivlc_table1.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -260,6 +282,8 @@ if GENERATION:
             md="results/tables/bivlc/filter.md",
         log:
             "logs/report/bivlc_filter.log",
+        benchmark:
+            "benchmarks/report/bivlc_filter.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -285,6 +309,8 @@ if DETECTORS:
             md="results/tables/bivlc/table4.md",
         log:
             "logs/report/bivlc_table4.log",
+        benchmark:
+            "benchmarks/report/bivlc_table4.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -309,6 +335,8 @@ if GENERATION:
             "results/figures/bivlc_generated_examples.png",
         log:
             "logs/report/bivlc_generated_examples.log",
+        benchmark:
+            "benchmarks/report/bivlc_generated_examples.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -329,6 +357,8 @@ rule table_vs_published:
         md="results/tables/{paper}/{table}_vs_published.md",
     log:
         "logs/report/{paper}_{table}_vs_published.log",
+    benchmark:
+        "benchmarks/report/{paper}_{table}_vs_published.tsv"
     wildcard_constraints:
         paper=union({k.split("/")[0] for k in PUBLISHED_FOR}),
         table=union({k.split("/")[1] for k in PUBLISHED_FOR}),

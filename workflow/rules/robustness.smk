@@ -3,6 +3,8 @@ rule wordnet:
         directory("resources/wordnet"),
     log:
         "logs/resources/wordnet.log",
+    benchmark:
+        "benchmarks/resources/wordnet.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -23,6 +25,8 @@ rule robustness_gallery:
         queries="results/benchmarks/robustness/{gallery}/queries.parquet",
     log:
         "logs/benchmarks/robustness_{gallery}.log",
+    benchmark:
+        "benchmarks/benchmarks/robustness_{gallery}.tsv"
     wildcard_constraints:
         gallery="|".join(ROBUSTNESS.get("galleries", {})) or "none",
     conda:
@@ -49,6 +53,8 @@ rule perturb_texts:
         texts="results/benchmarks/robustness/texts.parquet",
     log:
         "logs/perturb/robustness_queries.log",
+    benchmark:
+        "benchmarks/perturb/robustness_queries.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -72,6 +78,8 @@ rule perturb_images:
         imageset="results/imagesets/{dataset}_test_{perturbation}_s{seed}.parquet",
     log:
         "logs/perturb/{dataset}_test_{perturbation}_s{seed}.log",
+    benchmark:
+        "benchmarks/perturb/{dataset}_test_{perturbation}_s{seed}.tsv"
     wildcard_constraints:
         perturbation="shuffle_rows|shuffle_columns|shuffle_patches",
     conda:
@@ -95,6 +103,8 @@ rule robustness_metrics:
         csv="results/metrics/{model}/robustness.csv",
     log:
         "logs/metrics/{model}/robustness.log",
+    benchmark:
+        "benchmarks/metrics/{model}/robustness.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1

@@ -23,6 +23,8 @@ rule embed_model:
         ),
     log:
         "logs/embed/{model}.log",
+    benchmark:
+        "benchmarks/embed/{model}.tsv"
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -48,6 +50,8 @@ rule embed_images:
         ids="results/embeddings/{model}/images/{imageset}.ids.json",
     log:
         "logs/embed/{model}/images_{imageset}.log",
+    benchmark:
+        "benchmarks/embed/{model}/images_{imageset}.tsv"
     wildcard_constraints:
         imageset=OTHER_IMAGESET_PATTERN,
     conda:
@@ -77,6 +81,8 @@ rule score_and_metrics:
         csv="results/metrics/{model}/{benchmark}.csv",
     log:
         "logs/metrics/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/metrics/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=CHOICE_BENCHMARK_PATTERN,
         model=union(m for m in MODELS if m not in PAIR_MODELS),
@@ -107,6 +113,8 @@ rule score_pairs_and_metrics:
         csv="results/metrics/{model}/{benchmark}.csv",
     log:
         "logs/metrics/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/metrics/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=CHOICE_BENCHMARK_PATTERN,
         model=union(PAIR_MODELS),
@@ -144,6 +152,8 @@ rule retrieval_metrics:
         csv="results/metrics/{model}/{benchmark}.csv",
     log:
         "logs/metrics/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/metrics/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:

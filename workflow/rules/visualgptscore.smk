@@ -15,6 +15,8 @@ rule text_prior:
         "results/priors/{model}/{benchmark}.parquet",
     log:
         "logs/priors/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/priors/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=union(ALPHA_BENCHMARKS),
         model=union(GENERATIVE_MODELS),
@@ -47,6 +49,8 @@ rule alpha_curve:
         json="results/metrics/{model}/{benchmark}_alpha.json",
     log:
         "logs/metrics/{model}/{benchmark}_alpha.log",
+    benchmark:
+        "benchmarks/metrics/{model}/{benchmark}_alpha.tsv"
     wildcard_constraints:
         benchmark=union(ALPHA_BENCHMARKS),
         model=union(GENERATIVE_MODELS),
@@ -92,6 +96,8 @@ rule table_visualgptscore:
         figure="results/figures/visualgptscore_alpha_curves.png",
     log:
         "logs/report/table_visualgptscore.log",
+    benchmark:
+        "benchmarks/report/table_visualgptscore.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -116,6 +122,8 @@ rule table_visualgptscore_methods:
         md="results/tables/visualgptscore/table1.md",
     log:
         "logs/report/table_visualgptscore_methods.log",
+    benchmark:
+        "benchmarks/report/table_visualgptscore_methods.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -152,6 +160,8 @@ rule generative_retrieval:
         json="results/metrics/{model}/{benchmark}_alpha.json",
     log:
         "logs/metrics/{model}/{benchmark}_alpha.log",
+    benchmark:
+        "benchmarks/metrics/{model}/{benchmark}_alpha.tsv"
     wildcard_constraints:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
         model=union(GENERATIVE_MODELS),

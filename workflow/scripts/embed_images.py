@@ -5,6 +5,7 @@ from pathlib import Path
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_image_set, save_embeddings
 from vlcomp.torch_threads import set_torch_threads
 
@@ -12,8 +13,10 @@ with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    passes = count_vision_passes(scorer)
     images = read_parquet(snakemake.input.imageset)
     emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size)
     save_embeddings(emb, images.image_id.tolist(), Path(snakemake.output.npy),
                     Path(snakemake.output.ids))
     log.info("%d images -> %s", len(images), emb.shape)
+    log.info(passes.summary())

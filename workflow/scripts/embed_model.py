@@ -10,6 +10,7 @@ from pathlib import Path
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_image_set, embed_texts, save_embeddings, unique_texts
 from vlcomp.torch_threads import set_torch_threads
 
@@ -17,6 +18,7 @@ with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    passes = count_vision_passes(scorer)
     batch_size = snakemake.params.batch_size
     for source, npy, ids in zip(snakemake.input.imagesets, snakemake.output.images,
                                 snakemake.output.image_ids, strict=True):
@@ -42,3 +44,4 @@ with job_log(snakemake.log[0]) as log:
         save_embeddings(vectors[[row[t] for t in texts]], ids, Path(npy), Path(ids_path))
         log.info("%s: %d texts", npy, len(ids))
     log.info("%d distinct texts embedded", len(distinct))
+    log.info(passes.summary())

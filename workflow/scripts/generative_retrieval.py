@@ -9,6 +9,7 @@ from vlcomp.io import atomic_path, read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.generative_retrieval import generative_retrieval
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.report.tables import write_csv
 from vlcomp.score.generative_matrix import generative_score_matrix
 from vlcomp.torch_threads import set_torch_threads
@@ -31,6 +32,7 @@ with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     set_torch_threads(p.threads)
     scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
+    passes = count_vision_passes(scorer)
     cap = p.images or None
     test = gallery(read_parquet(inp.gallery).image_id, read_parquet(inp.queries),
                    read_parquet(inp.test_images), cap)
@@ -55,3 +57,4 @@ with job_log(snakemake.log[0]) as log:
     write_json(record, out.json)
     log.info("raw: %s; alpha=1: %s; alpha*val %s", record["overall"], record["alpha1"],
              record["alpha_val"])
+    log.info(passes.summary())

@@ -13,6 +13,7 @@ e.g. ``{kind: itm_plus_itc}`` for BLIP ITM); outputs ``scores``, ``json``, ``csv
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.report.metric_records import write_benchmark_outputs
 from vlcomp.score.pairs import image_index, score_items_pairwise
 from vlcomp.torch_threads import set_torch_threads
@@ -21,6 +22,7 @@ with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    passes = count_vision_passes(scorer)
     items = read_parquet(snakemake.input.benchmark)
     images = image_index(read_parquet(p) for p in snakemake.input.imagesets)
     scores = score_items_pairwise(items, images, scorer,
@@ -32,3 +34,4 @@ with job_log(snakemake.log[0]) as log:
                                      out.csv)
     log.info("%d items scored", len(scores))
     log.info("overall: %s", result["overall"])
+    log.info(passes.summary())

@@ -7,6 +7,7 @@ import pandas as pd
 from vlcomp.io import open_rgb, read_parquet, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.text_prior import log_prior_given_states, sample_image_ids
 from vlcomp.torch_threads import set_torch_threads
 
@@ -15,6 +16,7 @@ with job_log(snakemake.log[0]) as log:
     null = snakemake.params.null
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    passes = count_vision_passes(scorer)
     items = read_parquet(snakemake.input.benchmark)
     texts = sorted({t for texts in items.texts for t in texts})
     states = scorer.null_image_states(null["n"], mean=null["mean"], std=null["std"],
@@ -42,3 +44,4 @@ with job_log(snakemake.log[0]) as log:
         table["log_prior_llm"] = scorer.score(texts)
         log.info("and the text-only LM %s", llm["model"])
     write_parquet(table, snakemake.output[0])
+    log.info(passes.summary())

@@ -7,6 +7,7 @@ from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_image_set, embed_texts
 from vlcomp.torch_threads import set_torch_threads
 from vlcomp.train.detectors import DetectorConfig, split_by_image, subsample, train_detector
@@ -17,6 +18,7 @@ with job_log(snakemake.log[0]) as log:
     batch = snakemake.params.batch_size
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    passes = count_vision_passes(scorer)
     inst = read_parquet(snakemake.input.instances)
     if opts.get("max_instances") and len(inst) > opts["max_instances"]:
         inst = subsample(inst, opts["max_instances"], opts.get("seed", 0))
@@ -71,3 +73,4 @@ with job_log(snakemake.log[0]) as log:
     write_json(scores, snakemake.output.metrics)
     write_json({k: h.to_dict() for k, h in heads.items()}, snakemake.output.heads)
     log.info("detection-based scores: %s", scores)
+    log.info(passes.summary())

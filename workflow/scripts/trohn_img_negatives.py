@@ -4,6 +4,7 @@
 from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.text.text_scorers import build_text_scorer
 from vlcomp.text.trohn_img import preference_rate, score_pairs, select_negatives
 from vlcomp.torch_threads import set_torch_threads
@@ -27,6 +28,7 @@ with job_log(snakemake.log[0]) as log:
     acceptability = build_text_scorer(opts.get("acceptability", {"kind": "grammar"}), corpus,
                                       parser, device)
     scorer = build_scorer(opts["similarity_model"], snakemake.params.entry, device)
+    passes = count_vision_passes(scorer)
     scored = score_pairs(pairs.reset_index(drop=True),
                          lambda texts: scorer.embed_texts(texts, batch_size=256),
                          plausibility, acceptability)
@@ -47,3 +49,4 @@ with job_log(snakemake.log[0]) as log:
     }
     write_json(report, snakemake.output.report)
     log.info("TROHN-Img selection: %s", report)
+    log.info(passes.summary())

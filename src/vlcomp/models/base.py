@@ -64,6 +64,10 @@ class DualEncoderScorer:
         self.embed_dim = embed_dim
         self._dtype = next(self.model.parameters()).dtype
 
+    def vision_tower(self) -> torch.nn.Module:
+        """The image encoder (counted by `vlcomp.models.vision_count`)."""
+        return self.model.visual
+
     def _empty(self) -> np.ndarray:
         return np.zeros((0, self.embed_dim), dtype=np.float32)
 

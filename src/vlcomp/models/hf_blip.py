@@ -54,6 +54,11 @@ class BlipItmScorer:
             self._processor, self._model = load_pretrained(
                 BlipForImageTextRetrieval, BlipProcessor, self.model_id, self.revision, self.device)
 
+    def vision_tower(self) -> torch.nn.Module:
+        """The ViT image encoder (counted by `vlcomp.models.vision_count`)."""
+        self._load()
+        return self._model.vision_model
+
     def _pixels(self, images: Sequence[Image.Image]) -> torch.Tensor:
         return self._processor(images=list(images), return_tensors="pt").pixel_values.to(
             self.device)

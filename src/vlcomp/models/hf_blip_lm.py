@@ -72,6 +72,11 @@ class BlipCaptionScorer:
                 BlipForConditionalGeneration, BlipProcessor, self.model_id, self.revision,
                 self.device)
 
+    def vision_tower(self) -> torch.nn.Module:
+        """The ViT image encoder (counted by `vlcomp.models.vision_count`)."""
+        self._load()
+        return self._model.vision_model
+
     def prompt_length(self) -> int:
         """Tokens of the prompt including the leading bos (its trailing [SEP] excluded)."""
         self._load()

@@ -74,6 +74,12 @@ class HFDualEncoderScorer:
             self._processor, self._model = load_pretrained(
                 AutoModel, AutoProcessor, self.model_id, self.revision, self.device)
 
+    def vision_tower(self) -> torch.nn.Module:
+        """The image encoder (``vision_model``, or FLAVA's ``image_model``)."""
+        self._load()
+        tower = getattr(self._model, "vision_model", None)
+        return tower if tower is not None else self._model.image_model
+
     def _embed(self, batches, encode) -> np.ndarray:
         out = []
         with torch.inference_mode():

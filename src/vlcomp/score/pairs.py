@@ -97,6 +97,19 @@ def distinct_pairs(items: pd.DataFrame, images: Mapping[str, Any]) -> list[tuple
     return sorted(pairs)
 
 
+def image_chunks(pairs: Sequence[tuple[str, str]], chunk: int) -> list[tuple[int, int]]:
+    """``(start, end)`` slices of image-sorted ``pairs``, each about ``chunk`` pairs long and
+    ending at an image boundary, so no image is opened (or encoded) in two chunks."""
+    bounds, start = [], 0
+    while start < len(pairs):
+        end = min(start + chunk, len(pairs))
+        while end < len(pairs) and pairs[end][0] == pairs[end - 1][0]:
+            end += 1
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
 def _score_chunk(method: Callable[..., np.ndarray], pairs: Sequence[tuple[str, str]],
                  images: Mapping[str, ImageRef], batch_size: int,
                  options: Mapping[str, Any]) -> np.ndarray:
@@ -127,8 +140,9 @@ def score_items_pairwise(
     (`pair_method`) called with ``batch_size=batch_size`` and ``**options``.
 
     ``images`` maps image_id to `ImageRef` (`image_index` of the benchmark's image sets).
-    Each distinct (image_id, text) pair is scored once; ``chunk`` pairs go to the scorer per
-    call, each of their images opened once.
+    Each distinct (image_id, text) pair is scored once; about ``chunk`` pairs go to the
+    scorer per call, whole images only (`image_chunks`), so each image is opened and goes
+    through the vision tower once.
     """
     if chunk < 1:
         raise ValueError(f"chunk must be >= 1, got {chunk}")
@@ -139,11 +153,10 @@ def score_items_pairwise(
              len(pairs), len({i for i, _ in pairs}))
     values = np.empty(len(pairs), dtype=np.float64)
     with tqdm(total=len(pairs), desc="score pairs", unit="pair", mininterval=5) as bar:
-        for start in range(0, len(pairs), chunk):
-            part = pairs[start : start + chunk]
-            values[start : start + len(part)] = _score_chunk(method, part, images, batch_size,
-                                                             options or {})
-            bar.update(len(part))
+        for start, end in image_chunks(pairs, chunk):
+            values[start:end] = _score_chunk(method, pairs[start:end], images, batch_size,
+                                             options or {})
+            bar.update(end - start)
     cell = {p: k for k, p in enumerate(pairs)}
     out = []
     for item in items.itertuples():
