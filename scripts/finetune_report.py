@@ -4,7 +4,7 @@ NegCLIP beats CLIP-FT beyond the spread over training seeds without losing retri
     .venv/bin/python scripts/finetune_report.py [WORKDIR] [--a negclip] [--b clip_ft]
 
 WORKDIR is where the DAG ran (default: the repository). Numbers come from
-``results/checkpoints/*/train_log.csv``, ``benchmarks/train_*.tsv`` and ``results/metrics``.
+``results/checkpoints/*/train_log.csv``, ``benchmarks/train_clip/*.tsv`` and ``results/metrics``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def throughput(workdir: Path) -> None:
             rows = list(csv.DictReader(fh))
         rate = statistics.fmean(float(r["samples_per_s"]) for r in rows) if rows else 0.0
         wall = "-"
-        bench = workdir / "benchmarks" / f"train_{run}.tsv"
+        bench = workdir / "benchmarks" / "train_clip" / f"{run}.tsv"
         if bench.exists():
             with open(bench) as fh:
                 wall = f"{float(next(csv.DictReader(fh, delimiter=chr(9)))['s']):.0f}"

@@ -14,7 +14,7 @@ if source_of("vg_relation") == "world" or source_of("vg_attribution") == "world"
         log:
             "logs/benchmarks/aro_vg.log",
         benchmark:
-            "benchmarks/benchmarks/aro_vg.tsv"
+            "benchmarks/aro_vg.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -44,7 +44,7 @@ else:
         log:
             "logs/benchmarks/aro_vg.log",
         benchmark:
-            "benchmarks/benchmarks/aro_vg.tsv"
+            "benchmarks/aro_vg.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -63,7 +63,7 @@ rule perturb_order:
     log:
         "logs/perturb/{dataset}_order_seed{seed}.log",
     benchmark:
-        "benchmarks/perturb/{dataset}_order_seed{seed}.tsv"
+        "benchmarks/perturb_order/{dataset}/{seed}.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -90,7 +90,7 @@ rule order_benchmark:
     log:
         "logs/benchmarks/{benchmark}.log",
     benchmark:
-        "benchmarks/benchmarks/{benchmark}.tsv"
+        "benchmarks/order_benchmark/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=ORDER_BENCHMARK_PATTERN,
     conda:
@@ -117,7 +117,7 @@ if source_of("sugarcrepe") == "world":
         log:
             "logs/benchmarks/sugarcrepe.log",
         benchmark:
-            "benchmarks/benchmarks/sugarcrepe.tsv"
+            "benchmarks/sugarcrepe_benchmark.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -141,7 +141,7 @@ if source_of("sugarcrepe") == "world":
         log:
             "logs/generate/bivlc_world.log",
         benchmark:
-            "benchmarks/generate/bivlc_world.tsv"
+            "benchmarks/generate_negative_images.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -167,7 +167,7 @@ else:
         log:
             "logs/benchmarks/sugarcrepe.log",
         benchmark:
-            "benchmarks/benchmarks/sugarcrepe.tsv"
+            "benchmarks/sugarcrepe_benchmark.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -189,7 +189,7 @@ if source_of("bivlc") == "world":
         log:
             "logs/benchmarks/bivlc.log",
         benchmark:
-            "benchmarks/benchmarks/bivlc.tsv"
+            "benchmarks/bivlc_benchmark.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -211,7 +211,7 @@ else:
         log:
             "logs/benchmarks/bivlc.log",
         benchmark:
-            "benchmarks/benchmarks/bivlc.tsv"
+            "benchmarks/bivlc_benchmark.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: 1
@@ -238,7 +238,7 @@ if source_of("winoground") == "world":
         log:
             "logs/benchmarks/winoground.log",
         benchmark:
-            "benchmarks/benchmarks/winoground.tsv"
+            "benchmarks/winoground_benchmark.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -263,7 +263,7 @@ else:
         log:
             "logs/benchmarks/winoground.log",
         benchmark:
-            "benchmarks/benchmarks/winoground.tsv"
+            "benchmarks/winoground_benchmark.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -288,7 +288,7 @@ rule retrieval_benchmark:
     log:
         "logs/benchmarks/{benchmark}.log",
     benchmark:
-        "benchmarks/benchmarks/{benchmark}.tsv"
+        "benchmarks/retrieval_benchmark/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:
@@ -313,7 +313,7 @@ if source_of("bison") == "world":
         log:
             "logs/benchmarks/bison.log",
         benchmark:
-            "benchmarks/benchmarks/bison.tsv"
+            "benchmarks/bison_benchmark.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: 1
@@ -339,7 +339,7 @@ else:
         log:
             "logs/benchmarks/bison.log",
         benchmark:
-            "benchmarks/benchmarks/bison.tsv"
+            "benchmarks/bison_benchmark.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -364,7 +364,7 @@ rule bison_altered_benchmark:
     log:
         "logs/benchmarks/bison_altered.log",
     benchmark:
-        "benchmarks/benchmarks/bison_altered.tsv"
+        "benchmarks/bison_altered_benchmark.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1

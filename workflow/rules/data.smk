@@ -34,7 +34,7 @@ rule dataset_tables:
     log:
         "logs/data/{dataset}.log",
     benchmark:
-        "benchmarks/data/{dataset}.tsv"
+        "benchmarks/dataset_tables/{dataset}.tsv"
     wildcard_constraints:
         dataset=union(REAL_DATASETS),
     conda:
@@ -57,7 +57,7 @@ rule imageset_split:
     log:
         "logs/imagesets/{dataset}_{split}.log",
     benchmark:
-        "benchmarks/imagesets/{dataset}_{split}.tsv"
+        "benchmarks/imageset_split/{dataset}/{split}.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1

@@ -37,7 +37,7 @@ rule unpack_archive:
     log:
         "logs/download/unpack_{unpacked}.log",
     benchmark:
-        "benchmarks/download/unpack_{unpacked}.tsv"
+        "benchmarks/unpack_archive/{unpacked}.tsv"
     wildcard_constraints:
         unpacked=UNPACKED_PATTERN,
     conda:
@@ -56,7 +56,7 @@ rule check_manual_download:
     log:
         "logs/download/check_{manual}.log",
     benchmark:
-        "benchmarks/download/check_{manual}.tsv"
+        "benchmarks/check_manual_download/{manual}.tsv"
     wildcard_constraints:
         manual=union(MANUAL_CHECKS),
     conda:

@@ -15,7 +15,7 @@ if "trohn_img" in GENERATION:
         log:
             f"logs/negatives/{TROHN_IMG_DATASET}_trohn_img.log",
         benchmark:
-            f"benchmarks/negatives/{TROHN_IMG_DATASET}_trohn_img.tsv"
+            f"benchmarks/trohn_img_negatives.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]
@@ -44,7 +44,7 @@ if GENERATION:
         log:
             "logs/generate/{genset}_candidates.log",
         benchmark:
-            "benchmarks/generate/{genset}_candidates.tsv"
+            "benchmarks/generate_candidates/{genset}.tsv"
         wildcard_constraints:
             genset=GENERATED_SET_PATTERN,
         conda:
@@ -83,7 +83,7 @@ if GENERATION:
         log:
             "logs/generate/{genset}_filter.log",
         benchmark:
-            "benchmarks/generate/{genset}_filter.tsv"
+            "benchmarks/filter_generated/{genset}.tsv"
         wildcard_constraints:
             genset=GENERATED_SET_PATTERN,
         conda:
@@ -119,7 +119,7 @@ if DETECTORS:
         log:
             "logs/detectors/{model}.log",
         benchmark:
-            "benchmarks/detectors/{model}.tsv"
+            "benchmarks/train_detectors/{model}.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: config["compute"]["threads"]

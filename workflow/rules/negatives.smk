@@ -10,7 +10,7 @@ rule negclip_negatives:
     log:
         "logs/negatives/{dataset}_negclip.log",
     benchmark:
-        "benchmarks/negatives/{dataset}_negclip.tsv"
+        "benchmarks/negclip_negatives/{dataset}.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -43,7 +43,7 @@ if SUGARCREPE_NEGATIVES:
         log:
             "logs/negatives/{dataset}_sugarcrepe.log",
         benchmark:
-            "benchmarks/negatives/{dataset}_sugarcrepe.tsv"
+            "benchmarks/sugarcrepe_negatives/{dataset}.tsv"
         conda:
             "../../envs/torch.yaml"
         threads: 1
@@ -71,7 +71,7 @@ rule nearest_neighbours:
     log:
         "logs/pairs/{dataset}_nn_{model}_{split}_k{k}.log",
     benchmark:
-        "benchmarks/pairs/{dataset}_nn_{model}_{split}_k{k}.tsv"
+        "benchmarks/nearest_neighbours/{dataset}/{model}/{split}/{k}.tsv"
     wildcard_constraints:
         k=r"\d+",
     conda:

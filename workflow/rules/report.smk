@@ -7,7 +7,7 @@ rule table_aro:
     log:
         "logs/report/table_aro.log",
     benchmark:
-        "benchmarks/report/table_aro.tsv"
+        "benchmarks/table_aro.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -31,7 +31,7 @@ rule table_sugarcrepe:
     log:
         "logs/report/table_sugarcrepe.log",
     benchmark:
-        "benchmarks/report/table_sugarcrepe.tsv"
+        "benchmarks/table_sugarcrepe.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -55,7 +55,7 @@ rule table_winoground:
     log:
         "logs/report/table_winoground.log",
     benchmark:
-        "benchmarks/report/table_winoground.tsv"
+        "benchmarks/table_winoground.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -79,7 +79,7 @@ rule table_bivlc:
     log:
         "logs/report/bivlc_{table}.log",
     benchmark:
-        "benchmarks/report/bivlc_{table}.tsv"
+        "benchmarks/table_bivlc/{table}.tsv"
     wildcard_constraints:
         table="table2|table3|table6",
     conda:
@@ -109,7 +109,7 @@ rule table_aro_finetuning:
     log:
         "logs/report/aro_{table}.log",
     benchmark:
-        "benchmarks/report/aro_{table}.tsv"
+        "benchmarks/table_aro_finetuning/{table}.tsv"
     wildcard_constraints:
         table="table2|table6",
     conda:
@@ -138,7 +138,7 @@ rule figure_aro_radar:
     log:
         "logs/report/aro_fig3_radar.log",
     benchmark:
-        "benchmarks/report/aro_fig3_radar.tsv"
+        "benchmarks/figure_aro_radar.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -163,7 +163,7 @@ rule table_bison:
     log:
         "logs/report/table_bison.log",
     benchmark:
-        "benchmarks/report/table_bison.tsv"
+        "benchmarks/table_bison.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -187,7 +187,7 @@ rule table_robustness:
     log:
         "logs/report/robustness_{table}.log",
     benchmark:
-        "benchmarks/report/robustness_{table}.tsv"
+        "benchmarks/table_robustness/{table}.tsv"
     wildcard_constraints:
         table="aro_table3|aro_table4|hendriksen|granularity",
     conda:
@@ -213,7 +213,7 @@ rule table_bison_fig9:
     log:
         "logs/report/table_bison_fig9.log",
     benchmark:
-        "benchmarks/report/table_bison_fig9.tsv"
+        "benchmarks/table_bison_fig9.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -236,7 +236,7 @@ rule figure_bison_fig9:
     log:
         "logs/report/bison_fig9.log",
     benchmark:
-        "benchmarks/report/bison_fig9.tsv"
+        "benchmarks/figure_bison_fig9.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -259,7 +259,7 @@ rule table_bivlc_counts:
     log:
         "logs/report/bivlc_table1.log",
     benchmark:
-        "benchmarks/report/bivlc_table1.tsv"
+        "benchmarks/table_bivlc_counts.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -283,7 +283,7 @@ if GENERATION:
         log:
             "logs/report/bivlc_filter.log",
         benchmark:
-            "benchmarks/report/bivlc_filter.tsv"
+            "benchmarks/table_bivlc_filter.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -310,7 +310,7 @@ if DETECTORS:
         log:
             "logs/report/bivlc_table4.log",
         benchmark:
-            "benchmarks/report/bivlc_table4.tsv"
+            "benchmarks/table_bivlc_detectors.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -336,7 +336,7 @@ if GENERATION:
         log:
             "logs/report/bivlc_generated_examples.log",
         benchmark:
-            "benchmarks/report/bivlc_generated_examples.tsv"
+            "benchmarks/figure_generated_examples.tsv"
         conda:
             "../../envs/core.yaml"
         threads: 1
@@ -358,7 +358,7 @@ rule table_vs_published:
     log:
         "logs/report/{paper}_{table}_vs_published.log",
     benchmark:
-        "benchmarks/report/{paper}_{table}_vs_published.tsv"
+        "benchmarks/table_vs_published/{paper}/{table}.tsv"
     wildcard_constraints:
         paper=union({k.split("/")[0] for k in PUBLISHED_FOR}),
         table=union({k.split("/")[1] for k in PUBLISHED_FOR}),

@@ -4,7 +4,7 @@ rule wordnet:
     log:
         "logs/resources/wordnet.log",
     benchmark:
-        "benchmarks/resources/wordnet.tsv"
+        "benchmarks/wordnet.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -26,7 +26,7 @@ rule robustness_gallery:
     log:
         "logs/benchmarks/robustness_{gallery}.log",
     benchmark:
-        "benchmarks/benchmarks/robustness_{gallery}.tsv"
+        "benchmarks/robustness_gallery/{gallery}.tsv"
     wildcard_constraints:
         gallery="|".join(ROBUSTNESS.get("galleries", {})) or "none",
     conda:
@@ -54,7 +54,7 @@ rule perturb_texts:
     log:
         "logs/perturb/robustness_queries.log",
     benchmark:
-        "benchmarks/perturb/robustness_queries.tsv"
+        "benchmarks/perturb_texts.tsv"
     conda:
         "../../envs/nlp.yaml"
     threads: 1
@@ -79,7 +79,7 @@ rule perturb_images:
     log:
         "logs/perturb/{dataset}_test_{perturbation}_s{seed}.log",
     benchmark:
-        "benchmarks/perturb/{dataset}_test_{perturbation}_s{seed}.tsv"
+        "benchmarks/perturb_images/{dataset}/{perturbation}/{seed}.tsv"
     wildcard_constraints:
         perturbation="shuffle_rows|shuffle_columns|shuffle_patches",
     conda:
@@ -104,7 +104,7 @@ rule robustness_metrics:
     log:
         "logs/metrics/{model}/robustness.log",
     benchmark:
-        "benchmarks/metrics/{model}/robustness.tsv"
+        "benchmarks/robustness_metrics/{model}.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1

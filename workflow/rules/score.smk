@@ -24,7 +24,7 @@ rule embed_model:
     log:
         "logs/embed/{model}.log",
     benchmark:
-        "benchmarks/embed/{model}.tsv"
+        "benchmarks/embed_model/{model}.tsv"
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -51,7 +51,7 @@ rule embed_images:
     log:
         "logs/embed/{model}/images_{imageset}.log",
     benchmark:
-        "benchmarks/embed/{model}/images_{imageset}.tsv"
+        "benchmarks/embed_images/{model}/{imageset}.tsv"
     wildcard_constraints:
         imageset=OTHER_IMAGESET_PATTERN,
     conda:
@@ -82,7 +82,7 @@ rule score_and_metrics:
     log:
         "logs/metrics/{model}/{benchmark}.log",
     benchmark:
-        "benchmarks/metrics/{model}/{benchmark}.tsv"
+        "benchmarks/score_and_metrics/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=CHOICE_BENCHMARK_PATTERN,
         model=union(m for m in MODELS if m not in PAIR_MODELS),
@@ -114,7 +114,7 @@ rule score_pairs_and_metrics:
     log:
         "logs/metrics/{model}/{benchmark}.log",
     benchmark:
-        "benchmarks/metrics/{model}/{benchmark}.tsv"
+        "benchmarks/score_pairs_and_metrics/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=CHOICE_BENCHMARK_PATTERN,
         model=union(PAIR_MODELS),
@@ -153,7 +153,7 @@ rule retrieval_metrics:
     log:
         "logs/metrics/{model}/{benchmark}.log",
     benchmark:
-        "benchmarks/metrics/{model}/{benchmark}.tsv"
+        "benchmarks/retrieval_metrics/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
     conda:

@@ -8,7 +8,7 @@ rule train_clip:
     log:
         "logs/train/{run}.log",
     benchmark:
-        "benchmarks/train_{run}.tsv"
+        "benchmarks/train_clip/{run}.tsv"
     wildcard_constraints:
         run=RUN_PATTERN,
     conda:
@@ -47,7 +47,7 @@ if CAPTIONERS:
         log:
             "logs/train/{captioner}.log",
         benchmark:
-            "benchmarks/train_{captioner}.tsv"
+            "benchmarks/train_captioner/{captioner}.tsv"
         wildcard_constraints:
             captioner=CAPTIONER_PATTERN,
         conda:

@@ -16,7 +16,7 @@ rule text_prior:
     log:
         "logs/priors/{model}/{benchmark}.log",
     benchmark:
-        "benchmarks/priors/{model}/{benchmark}.tsv"
+        "benchmarks/text_prior/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=union(ALPHA_BENCHMARKS),
         model=union(GENERATIVE_MODELS),
@@ -50,7 +50,7 @@ rule alpha_curve:
     log:
         "logs/metrics/{model}/{benchmark}_alpha.log",
     benchmark:
-        "benchmarks/metrics/{model}/{benchmark}_alpha.tsv"
+        "benchmarks/alpha_curve/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=union(ALPHA_BENCHMARKS),
         model=union(GENERATIVE_MODELS),
@@ -97,7 +97,7 @@ rule table_visualgptscore:
     log:
         "logs/report/table_visualgptscore.log",
     benchmark:
-        "benchmarks/report/table_visualgptscore.tsv"
+        "benchmarks/table_visualgptscore.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -123,7 +123,7 @@ rule table_visualgptscore_methods:
     log:
         "logs/report/table_visualgptscore_methods.log",
     benchmark:
-        "benchmarks/report/table_visualgptscore_methods.tsv"
+        "benchmarks/table_visualgptscore_methods.tsv"
     conda:
         "../../envs/core.yaml"
     threads: 1
@@ -161,7 +161,7 @@ rule generative_retrieval:
     log:
         "logs/metrics/{model}/{benchmark}_alpha.log",
     benchmark:
-        "benchmarks/metrics/{model}/{benchmark}_alpha.tsv"
+        "benchmarks/generative_retrieval/{model}/{benchmark}.tsv"
     wildcard_constraints:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
         model=union(GENERATIVE_MODELS),

@@ -1,0 +1,99 @@
+"""Vision-tower passes per model in a DAG run, against the distinct images it needed and
+against what the reference procedures (ARO, SugarCrepe) would encode for the same results.
+
+Passes are read from the jobs' logs (`vlcomp.models.vision_count`). Distinct images are
+counted by content (sha256 of the file, plus the crop box), so two files with equal bytes are
+one image. The reference count re-encodes an item's images for every item, as ARO and
+SugarCrepe do (each perturbation seed of ARO's Order is its own run), plus each retrieval or
+robustness gallery once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from vlcomp.bench.itc import image_refs
+from vlcomp.io import read_parquet
+from vlcomp.models.vision_count import LOG_PATTERN
+from vlcomp.score.pairs import ImageRef
+
+
+def vision_passes(workdir: Path) -> dict[str, dict[str, int]]:
+    """``model -> {job log (relative to logs/) -> images through its vision tower}``."""
+    passes: dict[str, dict[str, int]] = defaultdict(dict)
+    for log in sorted((workdir / "logs").rglob("*.log")):
+        for match in LOG_PATTERN.finditer(log.read_text(errors="replace")):
+            job = str(log.relative_to(workdir / "logs"))
+            passes[match.group(2)][job] = passes[match.group(2)].get(job, 0) + int(match[1])
+    return dict(passes)
+
+
+class ContentKeys:
+    """sha256 of image files (each file read once), as distinct-image keys with the box."""
+
+    def __init__(self) -> None:
+        self._digest: dict[str, str] = {}
+
+    def __call__(self, ref: ImageRef) -> tuple[str, Any]:
+        if ref.path not in self._digest:
+            self._digest[ref.path] = hashlib.sha256(Path(ref.path).read_bytes()).hexdigest()
+        return self._digest[ref.path], ref.box
+
+
+def _imageset_refs(workdir: Path, name: str) -> list[ImageRef]:
+    table = read_parquet(workdir / "results" / "imagesets" / f"{name}.parquet")
+    boxes = table.bbox.tolist() if "bbox" in table else [None] * len(table)
+    return [ImageRef(str(workdir / p), None if b is None else tuple(map(float, b)))
+            for p, b in zip(table.path, boxes, strict=True)]
+
+
+def scored_choice_benchmarks(workdir: Path, model: str) -> list[str]:
+    """Choice benchmarks the model has a score table for."""
+    return sorted(p.stem for p in (workdir / "results" / "scores" / model).glob("*.parquet")
+                  if (workdir / "results" / "benchmarks" / p.name).is_file())
+
+
+def model_counts(workdir: Path, model: str, passes: dict[str, int],
+                 keys: ContentKeys) -> dict[str, Any]:
+    """Passes, distinct images needed, and the reference procedure's count for one model."""
+    benchmarks = scored_choice_benchmarks(workdir, model)
+    tables = {b: read_parquet(workdir / "results" / "benchmarks" / f"{b}.parquet")
+              for b in benchmarks}
+    per_item = sum(len(ids) for t in tables.values() for ids in t.image_ids)
+    item_ids = {i for t in tables.values() for ids in t.image_ids for i in ids}
+    needed = {keys(r) for r in image_refs(workdir, item_ids).values()} if item_ids else set()
+    embedded = sorted((workdir / "results" / "embeddings" / model / "images").glob("*.npy"))
+    galleries = 0
+    for npy in embedded:  # dual encoders: every image set embedded, galleries included
+        refs = _imageset_refs(workdir, npy.stem)
+        ids = json.loads(npy.with_name(npy.stem + ".ids.json").read_text())
+        if len(ids) != len(refs):
+            raise ValueError(f"{npy}: {len(ids)} embeddings for {len(refs)} images")
+        set_keys = {keys(r) for r in refs}
+        if not set_keys & needed:  # a set no choice benchmark shows (a gallery)
+            galleries += len(refs)
+        needed |= set_keys
+    total = sum(passes.values())
+    return {
+        "model": model, "family": "dual encoder" if embedded else "pair scorer",
+        "vision_passes": total, "distinct_images": len(needed),
+        "passes_per_distinct": total / len(needed) if needed else None,
+        "equal": total == len(needed),
+        "reference_passes": per_item + galleries,
+        "saved_vs_reference": (per_item + galleries) / total if total else None,
+        "jobs": len(passes), "benchmarks": benchmarks,
+        "passes_by_job": dict(sorted(passes.items())),
+    }
+
+
+def encode_counts(workdir: Path) -> list[dict[str, Any]]:
+    """`model_counts` for every model whose jobs logged vision passes."""
+    passes, keys = vision_passes(workdir), ContentKeys()
+    if not passes:
+        raise ValueError(f"{workdir / 'logs'}: no 'vision passes' lines; run the workflow "
+                         "(with this version of vlcomp) first")
+    return [model_counts(workdir, model, jobs, keys) for model, jobs in sorted(passes.items())]
