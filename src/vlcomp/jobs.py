@@ -35,3 +35,17 @@ def prepend_pythonpath(folder: str | Path) -> None:
     parts = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     folder = str(folder)
     os.environ["PYTHONPATH"] = os.pathsep.join([folder, *(p for p in parts if p != folder)])
+
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def single_threaded_libraries() -> None:
+    """Start every job's numeric libraries (torch, OpenBLAS, MKL) on one thread.
+
+    Set in the Snakefile's environment, so each job inherits it: a ``threads: 1`` job then
+    uses one core, as declared, instead of all of them; jobs that run models raise torch's
+    threads to their ``threads:`` (``compute.threads``) with `set_torch_threads`.
+    """
+    for variable in THREAD_VARIABLES:
+        os.environ[variable] = "1"

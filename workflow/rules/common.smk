@@ -26,11 +26,12 @@ from vlcomp.data.sources import (  # noqa: E402
 )
 from vlcomp.report.published import COMPARED as PUBLISHED_FOR  # noqa: E402
 from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
-from vlcomp.jobs import prepend_pythonpath  # noqa: E402
+from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
 # Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
 prepend_pythonpath(Path(workflow.basedir) / "src")
+single_threaded_libraries()
 
 try:
     validate_config(config, Path(workflow.basedir) / "config" / "schema.yaml")
@@ -311,6 +312,34 @@ def filter_inputs(wildcards):
 def sugarcrepe_imageset():
     """The natural images of the SugarCrepe items (the positives of BiVLC's generation)."""
     return f"results/imagesets/{benchmark_imagesets('sugarcrepe')[0]}.parquet"
+
+
+def neighbour_imagesets(model):
+    """Image sets a model embeds anyway, to mine training runs' nearest neighbours."""
+    return sorted(
+        {
+            f"{run.get('dataset', 'world')}_train"
+            for run in RUNS.values()
+            if run.get("neighbours", {}).get("model") == model
+        }
+    )
+
+
+def detector_embeddings(wildcards):
+    """Embeddings a detector job reuses instead of encoding again: the BiVLC benchmark's
+    image sets (every evaluated model embeds them) and the natural training images when the
+    model embeds them for neighbour mining. The job encodes only what is left."""
+    sets = list(BENCHMARK_IMAGESETS.get("bivlc", []))
+    sets += [
+        s
+        for s in neighbour_imagesets(wildcards.model)
+        if s == f"{TROHN_IMG_DATASET}_train"
+    ]
+    return expand(
+        "results/embeddings/{model}/images/{imageset}.npy",
+        model=wildcards.model,
+        imageset=sets,
+    )
 
 
 def detector_imagesets():

@@ -11,7 +11,7 @@ rule download_file:
         "logs/download/{remote}.log",
     wildcard_constraints:
         remote=REMOTE_FILE_PATTERN,
-    # no benchmark: a cached output has no run time to record (Snakemake forbids both)
+    # no benchmark file: a cached output has no run time to record (Snakemake forbids both)
     # with --cache (SNAKEMAKE_OUTPUT_CACHE set), workflows on one machine share downloads
     cache: "omit-software"
     retries: 1

@@ -110,6 +110,7 @@ if DETECTORS:
         input:
             instances="results/generated/trohn_img/instances.parquet",
             images=detector_imagesets(),
+            embeddings=detector_embeddings,
             bivlc="results/benchmarks/bivlc.parquet",
             sugarcrepe="results/benchmarks/sugarcrepe.parquet",
             model=model_inputs,

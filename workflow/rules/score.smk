@@ -37,6 +37,7 @@ rule embed_model:
         batch_size=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/embed_model.py"
 
@@ -66,6 +67,7 @@ rule embed_images:
         batch_size=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/embed_images.py"
 
@@ -137,6 +139,7 @@ rule score_pairs_and_metrics:
         batch_size=config["embed"].get("pair_batch_size", 64),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/score_pairs_and_metrics.py"
 

@@ -35,6 +35,7 @@ rule text_prior:
         batch_size=config["embed"].get("pair_batch_size", 64),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/text_prior.py"
 
@@ -180,5 +181,6 @@ rule generative_retrieval:
         batch_size=config["embed"].get("pair_batch_size", 64),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/generative_retrieval.py"

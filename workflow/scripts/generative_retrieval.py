@@ -8,6 +8,7 @@ from vlcomp.benchmarks.retrieval import finest_caption_queries, gallery_queries
 from vlcomp.io import atomic_path, read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.generative_retrieval import generative_retrieval
+from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.report.tables import write_csv
@@ -31,6 +32,7 @@ def gallery(image_ids, queries, images, cap):
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     set_torch_threads(p.threads)
+    use_for_this_job(p.device, p.autocast)
     scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
     passes = count_vision_passes(scorer)
     cap = p.images or None

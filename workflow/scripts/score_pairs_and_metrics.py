@@ -12,6 +12,7 @@ e.g. ``{kind: itm_plus_itc}`` for BLIP ITM); outputs ``scores``, ``json``, ``csv
 
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
+from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.report.metric_records import write_benchmark_outputs
@@ -20,6 +21,7 @@ from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
+    use_for_this_job(snakemake.params.device, snakemake.params.autocast)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
     passes = count_vision_passes(scorer)

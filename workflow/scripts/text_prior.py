@@ -6,6 +6,7 @@ import pandas as pd
 
 from vlcomp.io import open_rgb, read_parquet, write_parquet
 from vlcomp.jobs import job_log
+from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.text_prior import log_prior_given_states, sample_image_ids
@@ -13,6 +14,7 @@ from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
+    use_for_this_job(snakemake.params.device, snakemake.params.autocast)
     null = snakemake.params.null
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)

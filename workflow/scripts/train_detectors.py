@@ -8,9 +8,18 @@ from vlcomp.jobs import job_log
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.embeddings import embed_image_set, embed_texts
+from vlcomp.score.embeddings import embed_image_set, embed_texts, load_stacked_embeddings
 from vlcomp.torch_threads import set_torch_threads
 from vlcomp.train.detectors import DetectorConfig, split_by_image, subsample, train_detector
+
+
+def cached_embeddings(npys, wanted):
+    """The rows of ``wanted`` ids found in the model's cached image embeddings."""
+    if not npys:
+        return {}
+    array, rows = load_stacked_embeddings(npys)
+    return {i: array[r] for i, r in rows.items() if i in wanted}
+
 
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
@@ -30,7 +39,11 @@ with job_log(snakemake.log[0]) as log:
     needed = (set(inst.image_id) | set(inst.negative_image_id)
               | {i for ids in bivlc.image_ids for i in ids})
     paths = paths[paths.image_id.isin(needed)].sort_values("image_id")
-    image_emb = dict(zip(paths.image_id, embed_image_set(scorer, paths, batch), strict=True))
+    image_emb = cached_embeddings(snakemake.input.embeddings, needed)
+    todo = paths[~paths.image_id.isin(image_emb)]
+    if len(todo):
+        image_emb |= dict(zip(todo.image_id, embed_image_set(scorer, todo, batch), strict=True))
+    log.info("%d image embeddings reused, %d encoded here", len(paths) - len(todo), len(todo))
     texts = sorted(set(inst.caption) | set(inst.negative)
                    | {t for texts in bivlc.texts for t in texts}
                    | {t for texts in sugarcrepe.texts for t in texts})
