@@ -18,7 +18,7 @@ def test_cpu_jobs_stay_float32_and_cuda_jobs_autocast():
     with pytest.warns(UserWarning) if not torch.cuda.is_available() else contextlib.nullcontext():
         context = autocast("cuda:0", "bf16")
     assert isinstance(context, torch.autocast) and context.fast_dtype == torch.bfloat16
-    with pytest.raises(ValueError, match="compute.autocast: 'fp8'"):
+    with pytest.raises(ValueError, match=r"compute\.autocast: 'fp8'"):
         autocast("cuda", "fp8")
 
 

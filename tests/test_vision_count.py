@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from PIL import Image
 
 from vlcomp.models.base import DualEncoderScorer
@@ -14,7 +15,7 @@ from vlcomp.models.world_clip import (
     world_tokenizer,
     world_transform,
 )
-from vlcomp.score.embeddings import embed_image_set
+from vlcomp.score.embeddings import embed_image_set, open_image
 
 
 def world_scorer() -> DualEncoderScorer:
@@ -46,3 +47,21 @@ def test_a_scorer_without_a_tower_is_not_counted():
     passes = count_vision_passes(Opaque())
     assert not passes.counted and "not counted" in passes.summary()
     assert LOG_PATTERN.search(passes.summary()) is None
+
+
+def test_loader_workers_give_the_same_embeddings_and_name_bad_files(tmp_path):
+    rows = []
+    for k in range(5):
+        path = tmp_path / f"{k}.png"
+        Image.new("RGB", (80, 60), (50 * k, 20, 200 - 40 * k)).save(path)
+        rows.append({"image_id": str(k), "path": str(path),
+                     "bbox": [2, 3, 40, 30] if k == 1 else None})
+    table = pd.DataFrame(rows)
+    scorer = world_scorer()
+    direct = scorer.embed_images([open_image(r["path"], r["bbox"]) for r in rows], batch_size=2)
+    in_process = embed_image_set(scorer, table, batch_size=2)
+    with_workers = embed_image_set(scorer, table, batch_size=2, workers=2)
+    assert np.array_equal(in_process, direct) and np.array_equal(with_workers, direct)
+    (tmp_path / "3.png").write_bytes(b"not a png")
+    with pytest.raises(Exception, match=r"3\.png"):
+        embed_image_set(scorer, table, batch_size=2, workers=2)

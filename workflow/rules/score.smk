@@ -35,6 +35,7 @@ rule embed_model:
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
+        workers=config["embed"].get("workers", 0),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
         autocast=config["compute"].get("autocast", "none"),
@@ -65,6 +66,7 @@ rule embed_images:
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
+        workers=config["embed"].get("workers", 0),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
         autocast=config["compute"].get("autocast", "none"),

@@ -17,7 +17,8 @@ with job_log(snakemake.log[0]) as log:
                           snakemake.params.device)
     passes = count_vision_passes(scorer)
     images = read_parquet(snakemake.input.imageset)
-    emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size)
+    emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size,
+                          workers=snakemake.params.workers)
     save_embeddings(emb, images.image_id.tolist(), Path(snakemake.output.npy),
                     Path(snakemake.output.ids))
     log.info("%d images -> %s", len(images), emb.shape)

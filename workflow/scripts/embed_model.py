@@ -25,7 +25,8 @@ with job_log(snakemake.log[0]) as log:
     for source, npy, ids in zip(snakemake.input.imagesets, snakemake.output.images,
                                 snakemake.output.image_ids, strict=True):
         images = read_parquet(source)
-        emb = embed_image_set(scorer, images, batch_size=batch_size)
+        emb = embed_image_set(scorer, images, batch_size=batch_size,
+                          workers=snakemake.params.workers)
         save_embeddings(emb, images.image_id.tolist(), Path(npy), Path(ids))
         log.info("%s: %d images -> %s", source, len(images), emb.shape)
     text_sets = []  # (ids, texts) per output, in output order

@@ -75,15 +75,18 @@ class DualEncoderScorer:
         """Preprocess with the model's own transform and encode, batch by batch in order."""
         if len(images) == 0:
             return self._empty()
-        out = []
+        return np.concatenate([
+            self.embed_pixels(torch.stack([self.preprocess(im) for im in
+                                           images[start : start + batch_size]]))
+            for start in _batches(len(images), batch_size)])
+
+    def embed_pixels(self, pixels: torch.Tensor) -> np.ndarray:
+        """Encode one batch of preprocessed images (e.g. from a `DataLoader` whose workers
+        decode and transform the files with `preprocess`)."""
+        pixels = pixels.to(self.device, dtype=self._dtype, non_blocking=True)
         with torch.inference_mode():
-            for start in _batches(len(images), batch_size):
-                batch = images[start : start + batch_size]
-                pixels = torch.stack([self.preprocess(im) for im in batch])
-                pixels = pixels.to(self.device, dtype=self._dtype)
-                pixels = pixels.contiguous(memory_format=self.layout)
-                out.append(_normalise(self.model.encode_image(pixels)))
-        return np.concatenate(out)
+            features = self.model.encode_image(pixels.contiguous(memory_format=self.layout))
+        return _normalise(features)
 
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
         """Tokenise with the model's tokenizer and encode in batches of equal token length.

@@ -32,23 +32,49 @@ def open_image(path: str | Path, box: Sequence[float] | None = None) -> Image.Im
     return img
 
 
+class ImageFiles:
+    """Image files (cropped to their boxes) through a transform, one per index (a map-style
+    dataset): the work a `DataLoader`'s workers do while the model encodes the previous
+    batch. (torch is imported only where it is used: light jobs load embeddings only.)"""
+
+    def __init__(self, paths: Sequence[str], boxes: Sequence, transform) -> None:
+        self.paths, self.boxes, self.transform = list(paths), list(boxes), transform
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, k: int):
+        return self.transform(open_image(self.paths[k], self.boxes[k]))
+
+
 def embed_image_set(
-    scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = 1024
+    scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = 1024, workers: int = 0
 ) -> np.ndarray:
-    """Embeddings of the images of an image set (rows in table order), loaded chunk by chunk.
+    """Embeddings of the images of an image set (rows in table order).
 
     With a ``bbox`` column (``[x, y, w, h]`` pixels, or None) each image is cropped to its box
-    as it is read (ARO's VG crops), so crops never exist as files.
+    as it is read (ARO's VG crops), so crops never exist as files. A scorer with
+    ``preprocess`` and ``embed_pixels`` (the dual encoders) gets batches from a `DataLoader`
+    whose ``workers`` processes decode and transform the files while it encodes (0: in this
+    process); any other scorer gets PIL images, ``chunk`` at a time.
     """
+    paths, boxes = images.path.tolist(), image_boxes(images)
+    if not paths:
+        raise ValueError("image set is empty")
+    if callable(getattr(scorer, "embed_pixels", None)) and hasattr(scorer, "preprocess"):
+        from torch.utils.data import DataLoader
+
+        loader = DataLoader(ImageFiles(paths, boxes, scorer.preprocess), batch_size=batch_size,
+                            shuffle=False, num_workers=workers,
+                            pin_memory=str(getattr(scorer, "device", "cpu")).startswith("cuda"))
+        parts = [scorer.embed_pixels(batch)
+                 for batch in tqdm(loader, desc="embed images", mininterval=5)]
+        return np.concatenate(parts).astype(np.float32)
     parts = []
-    paths = images.path.tolist()
-    boxes = image_boxes(images)
     for start in tqdm(range(0, len(paths), chunk), desc="embed images", mininterval=5):
         batch = [open_image(p, box) for p, box in zip(paths[start : start + chunk],
                                                       boxes[start : start + chunk], strict=True)]
         parts.append(scorer.embed_images(batch, batch_size=batch_size))
-    if not parts:
-        raise ValueError("image set is empty")
     return np.concatenate(parts).astype(np.float32)
 
 
