@@ -203,3 +203,21 @@ def test_every_rule_with_a_log_writes_its_benchmark_under_its_name():
             assert found.get("benchmark", "").startswith(
                 (f"benchmarks/{name}/", f"benchmarks/{name}.tsv")), f"{smk.name}: {name}"
     assert seen > 30
+
+
+def test_attention_projections_are_counted():
+    """A transformer block's flops include its attention projections (4·d² per token) and
+    MLP (8·d² per token at width 4d): PyTorch's fused fast path would hide them all."""
+    d, tokens = 16, 5
+
+    class Tower(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = torch.nn.TransformerEncoderLayer(d, 2, 4 * d, dropout=0.0,
+                                                          batch_first=True).eval()
+
+        def forward(self, pixels):  # the pixels only set the batch size here
+            return self.block(torch.ones(pixels.shape[0], tokens, d))
+
+    assert flops.vision_flops(Tower(), 1) >= 2 * tokens * (4 * d * d + 8 * d * d)
+    assert torch.backends.mha.get_fastpath_enabled()  # restored for timed runs

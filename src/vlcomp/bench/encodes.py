@@ -57,6 +57,14 @@ def scored_choice_benchmarks(workdir: Path, model: str) -> list[str]:
                   if (workdir / "results" / "benchmarks" / p.name).is_file())
 
 
+def family(embeds: bool, passes: dict[str, int]) -> str:
+    """What a model's jobs did: embed image sets, score pairs (logs outside ``embed/`` and
+    ``detectors/`` with passes), or both (BLIP ITM in the paper configuration)."""
+    pairs = any(n for job, n in passes.items() if not job.startswith(("embed/", "detectors/")))
+    return {(True, False): "dual encoder", (False, True): "pair scorer"}.get(
+        (embeds, pairs), "dual encoder + pair scorer" if embeds else "no images")
+
+
 def model_counts(workdir: Path, model: str, passes: dict[str, int],
                  keys: ContentKeys) -> dict[str, Any]:
     """Passes, distinct images needed, and the reference procedure's count for one model."""
@@ -79,7 +87,7 @@ def model_counts(workdir: Path, model: str, passes: dict[str, int],
         needed |= set_keys
     total = sum(passes.values())
     return {
-        "model": model, "family": "dual encoder" if embedded else "pair scorer",
+        "model": model, "family": family(bool(embedded), passes),
         "vision_passes": total, "distinct_images": len(needed),
         "passes_per_distinct": total / len(needed) if needed else None,
         "equal": total == len(needed),
