@@ -69,7 +69,8 @@ def main() -> None:
     try:
         start = time.perf_counter()
         result = subprocess.run(slurm_command(config, cluster, args.timeout, args.jobs),
-                                cwd=cluster, capture_output=True, text=True, env=run_env())
+                                cwd=cluster, capture_output=True, text=True,
+                                env=run_env(slurm=True))
         slurm_s = time.perf_counter() - start
     finally:
         subprocess.run(["bash", str(SLURM_STOP), str(state)], check=False)

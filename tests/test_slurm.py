@@ -38,7 +38,7 @@ def slurm(tmp_path_factory):
 def timed(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
     start = time.perf_counter()
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S + 60,
-                            env=run_env())
+                            env=run_env(slurm=True))
     return result, time.perf_counter() - start
 
 

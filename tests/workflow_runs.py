@@ -15,6 +15,7 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 TINY = REPO / "tests" / "data" / "tiny_config.yaml"
 SLURM_START = REPO / "scripts" / "slurm" / "start.sh"
 SLURM_STOP = REPO / "scripts" / "slurm" / "stop.sh"
+NO_SLURM = REPO / "tests" / "no_slurm"
 # The test node has 2 CPUs and ~24 GB: memory requests are scaled down, the grouped rules'
 # most (a group asks for the sum over its members running at once, up to the profile's
 # `cores: 8`).
@@ -33,11 +34,15 @@ def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.Complet
                           env=run_env())
 
 
-def run_env() -> dict[str, str]:
+def run_env(slurm: bool = False) -> dict[str, str]:
     """The environment of workflow runs: the checkout on PYTHONPATH, so that jobs can import
-    test models (tests.flaky_model) as a user's own package."""
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+    test models (tests.flaky_model) as a user's own package; for runs without SLURM, a
+    `scontrol` that fails at once (tests/no_slurm) ahead on PATH."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
+    if not slurm:
+        env["PATH"] = os.pathsep.join([str(NO_SLURM), env.get("PATH", "")])
+    return env
 
 
 def cut_config(path: Path) -> Path:
