@@ -14,6 +14,7 @@ All three return the same S[image, text] per item (checked: max |Δ| and argmax 
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,8 +46,10 @@ class ClipParts:
     embed_dim: int
 
     def scorer(self) -> DualEncoderScorer:
-        return DualEncoderScorer(self.name, self.model, self.preprocess, self.tokenizer,
-                                 self.embed_dim)
+        """vlcomp's scorer over a copy of the model (it may switch the copy's memory layout;
+        the reference loops keep the model as the reference code holds it)."""
+        return DualEncoderScorer(self.name, copy.deepcopy(self.model), self.preprocess,
+                                 self.tokenizer, self.embed_dim)
 
 
 def world_clip_parts(checkpoint: str | Path) -> ClipParts:
