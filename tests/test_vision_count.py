@@ -15,7 +15,7 @@ from vlcomp.models.world_clip import (
     world_tokenizer,
     world_transform,
 )
-from vlcomp.score.embeddings import embed_image_set, open_image
+from vlcomp.score.embeddings import content_key, embed_image_set, embed_image_sets, open_image
 
 
 def world_scorer() -> DualEncoderScorer:
@@ -65,3 +65,26 @@ def test_loader_workers_give_the_same_embeddings_and_name_bad_files(tmp_path):
     (tmp_path / "3.png").write_bytes(b"not a png")
     with pytest.raises(Exception, match=r"3\.png"):
         embed_image_set(scorer, table, batch_size=2, workers=2)
+
+
+def test_equal_pictures_in_several_sets_are_encoded_once(tmp_path):
+    paths = []
+    for k, colour in enumerate([(200, 0, 0), (0, 200, 0), (200, 0, 0)]):  # 2 has 0's bytes
+        paths.append(tmp_path / f"{k}.png")
+        image = Image.new("RGB", (64, 64), colour)
+        image.paste((0, 0, 220), (40, 40, 64, 64))  # a blue corner the crop leaves out
+        image.save(paths[-1])
+    first = pd.DataFrame({"image_id": ["a", "b"], "path": [str(p) for p in paths[:2]]})
+    second = pd.DataFrame({"image_id": ["c", "a_crop", "a_again"],
+                           "path": [str(paths[2]), str(paths[0]), str(paths[0])],
+                           "bbox": [None, [0, 0, 32, 32], None]})
+    assert content_key(paths[0]) == content_key(paths[2]) != content_key(paths[1])
+    scorer = world_scorer()
+    passes = count_vision_passes(scorer)
+    (one, two), n_distinct = embed_image_sets(scorer, [first, second], batch_size=2)
+    assert n_distinct == passes.images == 3  # red, green, red's crop
+    assert one.shape == (2, 128) and two.shape == (3, 128)
+    assert np.array_equal(two[0], one[0]) and np.array_equal(two[2], one[0])
+    assert not np.allclose(two[1], one[0])
+    separately = embed_image_set(scorer, second, batch_size=2)
+    assert np.allclose(two, separately, atol=1e-6)

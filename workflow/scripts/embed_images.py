@@ -7,7 +7,7 @@ from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.embeddings import embed_image_set, save_embeddings
+from vlcomp.score.embeddings import embed_image_sets, save_embeddings
 from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
@@ -17,8 +17,10 @@ with job_log(snakemake.log[0]) as log:
                           snakemake.params.device)
     passes = count_vision_passes(scorer)
     images = read_parquet(snakemake.input.imageset)
-    emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size,
-                          workers=snakemake.params.workers)
+    (emb,), n_distinct = embed_image_sets(scorer, [images],
+                                          batch_size=snakemake.params.batch_size,
+                                          workers=snakemake.params.workers)
+    log.info("%d distinct images (by content) in %d rows", n_distinct, len(images))
     save_embeddings(emb, images.image_id.tolist(), Path(snakemake.output.npy),
                     Path(snakemake.output.ids))
     log.info("%d images -> %s", len(images), emb.shape)

@@ -1,8 +1,10 @@
 """Embed every evaluation image set and benchmark text set of one model in one job.
 
-Each image is encoded once per model; each distinct text once, even when several benchmarks
-share it (SugarCrepe-style and BiVLC-style items do). Loading torch and the model once per
-model instead of once per set saves most of the evaluation's wall time on a small CPU.
+Each image is encoded once per model, even when two files hold the same picture (a shuffled
+copy equal to its original, a crop of the whole image); each distinct text once, even when
+several benchmarks share it (SugarCrepe-style and BiVLC-style items do). Loading torch and the
+model once per model instead of once per set saves most of the evaluation's wall time on a
+small CPU.
 """
 
 from pathlib import Path
@@ -12,7 +14,7 @@ from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.embeddings import embed_image_set, embed_texts, save_embeddings, unique_texts
+from vlcomp.score.embeddings import embed_image_sets, embed_texts, save_embeddings, unique_texts
 from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
@@ -22,13 +24,16 @@ with job_log(snakemake.log[0]) as log:
                           snakemake.params.device)
     passes = count_vision_passes(scorer)
     batch_size = snakemake.params.batch_size
-    for source, npy, ids in zip(snakemake.input.imagesets, snakemake.output.images,
-                                snakemake.output.image_ids, strict=True):
-        images = read_parquet(source)
-        emb = embed_image_set(scorer, images, batch_size=batch_size,
-                          workers=snakemake.params.workers)
+    tables = [read_parquet(source) for source in snakemake.input.imagesets]
+    arrays, n_distinct = embed_image_sets(scorer, tables, batch_size=batch_size,
+                                          workers=snakemake.params.workers)
+    for source, images, emb, npy, ids in zip(snakemake.input.imagesets, tables, arrays,
+                                             snakemake.output.images, snakemake.output.image_ids,
+                                             strict=True):
         save_embeddings(emb, images.image_id.tolist(), Path(npy), Path(ids))
         log.info("%s: %d images -> %s", source, len(images), emb.shape)
+    log.info("%d distinct images (by content) in %d rows", n_distinct,
+             sum(len(t) for t in tables))
     text_sets = []  # (ids, texts) per output, in output order
     for source in snakemake.input.texts:
         table = read_parquet(source)

@@ -5,7 +5,11 @@ Passes are read from the jobs' logs (`vlcomp.models.vision_count`). Distinct ima
 counted by content (sha256 of the file, plus the crop box), so two files with equal bytes are
 one image. The reference count re-encodes an item's images for every item, as ARO and
 SugarCrepe do (each perturbation seed of ARO's Order is its own run), plus each retrieval or
-robustness gallery once.
+robustness gallery once. Images a detector job samples for training (and finds in none of
+the model's cached image sets) count as distinct images of that job alone.
+
+For pair scorers the distinct images are those of the choice benchmarks they score; their
+text-prior and retrieval-gallery jobs add passes on top (listed per job).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from vlcomp.bench.itc import image_refs
 from vlcomp.io import read_parquet
 from vlcomp.models.vision_count import LOG_PATTERN
 from vlcomp.score.pairs import ImageRef
+
+LOCAL_JOBS = ("detectors/",)  # jobs whose images are, by construction, needed by them alone
 
 
 def vision_passes(workdir: Path) -> dict[str, dict[str, int]]:
@@ -85,14 +91,18 @@ def model_counts(workdir: Path, model: str, passes: dict[str, int],
         if not set_keys & needed:  # a set no choice benchmark shows (a gallery)
             galleries += len(refs)
         needed |= set_keys
+    # a detector job encodes only images that none of the model's cached sets holds (the
+    # natural-vs-synthetic training instances it samples): images no other job needs
+    local = sum(n for job, n in passes.items() if job.startswith(LOCAL_JOBS))
+    distinct = len(needed) + local
     total = sum(passes.values())
     return {
         "model": model, "family": family(bool(embedded), passes),
-        "vision_passes": total, "distinct_images": len(needed),
-        "passes_per_distinct": total / len(needed) if needed else None,
-        "equal": total == len(needed),
-        "reference_passes": per_item + galleries,
-        "saved_vs_reference": (per_item + galleries) / total if total else None,
+        "vision_passes": total, "distinct_images": distinct, "job_local_images": local,
+        "passes_per_distinct": total / distinct if distinct else None,
+        "equal": total == distinct,
+        "reference_passes": per_item + galleries + local,
+        "saved_vs_reference": (per_item + galleries + local) / total if total else None,
         "jobs": len(passes), "benchmarks": benchmarks,
         "passes_by_job": dict(sorted(passes.items())),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -76,6 +77,33 @@ def embed_image_set(
                                                       boxes[start : start + chunk], strict=True)]
         parts.append(scorer.embed_images(batch, batch_size=batch_size))
     return np.concatenate(parts).astype(np.float32)
+
+
+def content_key(path: str | Path, box: Sequence[float] | None = None) -> tuple[str, tuple | None]:
+    """An image's identity by content: the sha256 of its file's bytes, and its crop box."""
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return digest, None if box is None else tuple(float(v) for v in box)
+
+
+def embed_image_sets(scorer, tables: Sequence[pd.DataFrame], batch_size: int = 256,
+                     workers: int = 0) -> tuple[list[np.ndarray], int]:
+    """Embeddings of several image sets (rows in table order), each distinct image (by file
+    content and crop box, `content_key`) encoded once: a shuffled copy equal to its original,
+    a crop covering the whole picture or a render made twice costs no second vision pass.
+    Returns the arrays and the number of distinct images encoded."""
+    keys = [[content_key(p, b) for p, b in zip(t.path.tolist(), image_boxes(t), strict=True)]
+            for t in tables]
+    first: dict[tuple, tuple[int, int]] = {}
+    for k, table_keys in enumerate(keys):
+        for row, key in enumerate(table_keys):
+            first.setdefault(key, (k, row))
+    distinct = list(first)
+    paths = [t.path.tolist() for t in tables]
+    rows = pd.DataFrame({"path": [paths[k][r] for k, r in first.values()],
+                         "bbox": pd.Series([key[1] for key in distinct], dtype=object)})
+    vectors = embed_image_set(scorer, rows, batch_size=batch_size, workers=workers)
+    index = {key: n for n, key in enumerate(distinct)}
+    return [vectors[[index[key] for key in table_keys]] for table_keys in keys], len(distinct)
 
 
 def unique_texts(texts_per_item: Sequence[Sequence[str]]) -> list[str]:
