@@ -36,6 +36,7 @@ rule embed_model:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
         workers=config["embed"].get("workers", 0),
+        text_batch_size=config["embed"].get("text_batch_size", 32),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
         autocast=config["compute"].get("autocast", "none"),

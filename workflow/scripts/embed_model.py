@@ -45,7 +45,7 @@ with job_log(snakemake.log[0]) as log:
             texts = unique_texts(table.texts)
             text_sets.append((texts, texts))
     distinct = sorted({t for _, texts in text_sets for t in texts})
-    vectors = embed_texts(scorer, distinct, batch_size=batch_size)
+    vectors = embed_texts(scorer, distinct, batch_size=snakemake.params.text_batch_size)
     row = {t: k for k, t in enumerate(distinct)}
     for (ids, texts), npy, ids_path in zip(text_sets, snakemake.output.texts,
                                            snakemake.output.text_ids, strict=True):

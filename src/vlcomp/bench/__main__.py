@@ -16,7 +16,7 @@ import yaml
 from vlcomp.bench.report import emit
 
 REPO = Path(__file__).resolve().parents[3]
-DEFAULT_ITC = ("sugarcrepe:sugarcrepe", "vg_relation:aro", "order:aro")
+DEFAULT_ITC = ("sugarcrepe:sugarcrepe", "vg_relation:aro+sugarcrepe", "order:aro")
 
 
 def _config(args) -> dict:
@@ -44,13 +44,14 @@ def run_itc(args) -> None:
             raise SystemExit(f"--models: unknown model {name!r} (world_clip, vit_b32)")
     rows = []
     for spec in args.benchmarks.split(","):
-        benchmark, _, loop = spec.partition(":")
+        benchmark, _, loops = spec.partition(":")
         items, refs = load_benchmark(args.workdir, benchmark)
         items = items_on_images(items, args.images, args.seed)
         for parts in models:
-            print(f"{benchmark}: {parts.name} vs the {loop} loop on {len(items)} items",
+            print(f"{benchmark}: {parts.name} vs the {loops} loop(s) on {len(items)} items",
                   flush=True)
-            rows += [{"benchmark": benchmark, **r} for r in compare(parts, items, refs, [loop])]
+            rows += [{"benchmark": benchmark, **r}
+                     for r in compare(parts, items, refs, loops.split("+"))]
     emit("itc", rows, ["benchmark", "model", "baseline", "items", "images", "texts", "pairs",
                        "baseline_pairs_per_s", "vlcomp_pairs_per_s", "speedup",
                        "max_abs_diff", "same_choice"], args.out,
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     itc.add_argument("--workdir", type=Path, default=Path("."))
     itc.add_argument("--models", default="world_clip,vit_b32")
     itc.add_argument("--benchmarks", default=",".join(DEFAULT_ITC),
-                     help="benchmark:loop pairs (loops: sugarcrepe, aro)")
+                     help="benchmark:loop[+loop] (loops: sugarcrepe, aro)")
     itc.add_argument("--images", type=int, default=100,
                      help="seeded sample of each benchmark's images (all their items kept)")
     itc.set_defaults(handler=run_itc)

@@ -126,8 +126,9 @@ def aro_loop(parts: ClipParts, items: pd.DataFrame, refs: dict[str, ImageRef],
 
 
 def vlcomp_path(parts: ClipParts, items: pd.DataFrame, refs: dict[str, ImageRef],
-                batch_size: int = 256) -> list[np.ndarray]:
-    """vlcomp's path: distinct images and texts embedded once, batched; scores from them."""
+                batch_size: int = 64, text_batch_size: int = 32) -> list[np.ndarray]:
+    """vlcomp's path: distinct images and texts embedded once, batched (the default config's
+    batch sizes); scores from them."""
     scorer = parts.scorer()
     ids = sorted({i for image_ids in items.image_ids for i in image_ids})
     table = pd.DataFrame({"image_id": ids, "path": [refs[i].path for i in ids],
@@ -135,7 +136,7 @@ def vlcomp_path(parts: ClipParts, items: pd.DataFrame, refs: dict[str, ImageRef]
                                    for i in ids]})
     image_emb = embed_image_set(scorer, table, batch_size=batch_size)
     texts = unique_texts(items.texts)
-    text_emb = embed_texts(scorer, texts, batch_size=batch_size)
+    text_emb = embed_texts(scorer, texts, batch_size=text_batch_size)
     scores = score_items(items, image_emb, {k: n for n, k in enumerate(ids)}, text_emb,
                          {t: n for n, t in enumerate(texts)})
     return [np.asarray(s) for s in scores.scores]
