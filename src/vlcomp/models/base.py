@@ -80,6 +80,14 @@ class DualEncoderScorer:
                                            images[start : start + batch_size]]))
             for start in _batches(len(images), batch_size)])
 
+    def image_batches(self, dataset: Any, batch_size: int, workers: int = 0) -> Any:
+        """Batches of ``dataset`` (preprocessed images, in order), decoded by ``workers``
+        processes while the model encodes (0: in this process)."""
+        from torch.utils.data import DataLoader
+
+        return DataLoader(dataset, batch_size=batch_size, shuffle=False, num_workers=workers,
+                          pin_memory=str(self.device).startswith("cuda"))
+
     def embed_pixels(self, pixels: torch.Tensor) -> np.ndarray:
         """Encode one batch of preprocessed images (e.g. from a `DataLoader` whose workers
         decode and transform the files with `preprocess`)."""

@@ -36,7 +36,8 @@ def open_image(path: str | Path, box: Sequence[float] | None = None) -> Image.Im
 class ImageFiles:
     """Image files (cropped to their boxes) through a transform, one per index (a map-style
     dataset): the work a `DataLoader`'s workers do while the model encodes the previous
-    batch. (torch is imported only where it is used: light jobs load embeddings only.)"""
+    batch. (The loader comes from the scorer: this module never imports torch, since light
+    jobs only load embeddings.)"""
 
     def __init__(self, paths: Sequence[str], boxes: Sequence, transform) -> None:
         self.paths, self.boxes, self.transform = list(paths), list(boxes), transform
@@ -55,19 +56,16 @@ def embed_image_set(
 
     With a ``bbox`` column (``[x, y, w, h]`` pixels, or None) each image is cropped to its box
     as it is read (ARO's VG crops), so crops never exist as files. A scorer with
-    ``preprocess`` and ``embed_pixels`` (the dual encoders) gets batches from a `DataLoader`
-    whose ``workers`` processes decode and transform the files while it encodes (0: in this
-    process); any other scorer gets PIL images, ``chunk`` at a time.
+    ``image_batches`` and ``embed_pixels`` (the dual encoders) gets batches from its
+    `DataLoader`, whose ``workers`` processes decode and transform the files while it encodes
+    (0: in this process); any other scorer gets PIL images, ``chunk`` at a time.
     """
     paths, boxes = images.path.tolist(), image_boxes(images)
     if not paths:
         raise ValueError("image set is empty")
-    if callable(getattr(scorer, "embed_pixels", None)) and hasattr(scorer, "preprocess"):
-        from torch.utils.data import DataLoader
-
-        loader = DataLoader(ImageFiles(paths, boxes, scorer.preprocess), batch_size=batch_size,
-                            shuffle=False, num_workers=workers,
-                            pin_memory=str(getattr(scorer, "device", "cpu")).startswith("cuda"))
+    if callable(getattr(scorer, "image_batches", None)):
+        loader = scorer.image_batches(ImageFiles(paths, boxes, scorer.preprocess), batch_size,
+                                      workers)
         parts = [scorer.embed_pixels(batch)
                  for batch in tqdm(loader, desc="embed images", mininterval=5)]
         return np.concatenate(parts).astype(np.float32)
