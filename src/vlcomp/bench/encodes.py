@@ -14,7 +14,6 @@ text-prior and retrieval-gallery jobs add passes on top (listed per job).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 from vlcomp.bench.itc import image_refs
 from vlcomp.io import read_parquet
 from vlcomp.models.vision_count import LOG_PATTERN
+from vlcomp.score.embeddings import content_key
 from vlcomp.score.pairs import ImageRef
 
 LOCAL_JOBS = ("detectors/",)  # jobs whose images are, by construction, needed by them alone
@@ -39,15 +39,15 @@ def vision_passes(workdir: Path) -> dict[str, dict[str, int]]:
 
 
 class ContentKeys:
-    """sha256 of image files (each file read once), as distinct-image keys with the box."""
+    """`content_key` of image references, each file read once however many sets list it."""
 
     def __init__(self) -> None:
         self._digest: dict[str, str] = {}
 
     def __call__(self, ref: ImageRef) -> tuple[str, Any]:
         if ref.path not in self._digest:
-            self._digest[ref.path] = hashlib.sha256(Path(ref.path).read_bytes()).hexdigest()
-        return self._digest[ref.path], ref.box
+            self._digest[ref.path] = content_key(ref.path)[0]
+        return self._digest[ref.path], ref.box  # ImageRef boxes are float tuples already
 
 
 def _imageset_refs(workdir: Path, name: str) -> list[ImageRef]:
