@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from vlcomp.bench.itc import image_refs
+from vlcomp.bench.itc import image_refs, imageset_refs
 from vlcomp.io import read_parquet
 from vlcomp.models.vision_count import LOG_PATTERN
 from vlcomp.score.embeddings import content_key
@@ -50,13 +50,6 @@ class ContentKeys:
         return self._digest[ref.path], ref.box  # ImageRef boxes are float tuples already
 
 
-def _imageset_refs(workdir: Path, name: str) -> list[ImageRef]:
-    table = read_parquet(workdir / "results" / "imagesets" / f"{name}.parquet")
-    boxes = table.bbox.tolist() if "bbox" in table else [None] * len(table)
-    return [ImageRef(str(workdir / p), None if b is None else tuple(map(float, b)))
-            for p, b in zip(table.path, boxes, strict=True)]
-
-
 def scored_choice_benchmarks(workdir: Path, model: str) -> list[str]:
     """Choice benchmarks the model has a score table for."""
     return sorted(p.stem for p in (workdir / "results" / "scores" / model).glob("*.parquet")
@@ -83,7 +76,8 @@ def model_counts(workdir: Path, model: str, passes: dict[str, int],
     embedded = sorted((workdir / "results" / "embeddings" / model / "images").glob("*.npy"))
     galleries = 0
     for npy in embedded:  # dual encoders: every image set embedded, galleries included
-        refs = _imageset_refs(workdir, npy.stem)
+        refs = list(imageset_refs(workdir, workdir / "results" / "imagesets" /
+                                  f"{npy.stem}.parquet").values())
         ids = json.loads(npy.with_name(npy.stem + ".ids.json").read_text())
         if len(ids) != len(refs):
             raise ValueError(f"{npy}: {len(ids)} embeddings for {len(refs)} images")

@@ -30,7 +30,7 @@ from vlcomp.io import read_parquet
 from vlcomp.models.base import DualEncoderScorer
 from vlcomp.score.embeddings import embed_image_set, embed_texts, open_image, unique_texts
 from vlcomp.score.matrices import score_items
-from vlcomp.score.pairs import ImageRef
+from vlcomp.score.pairs import ImageRef, image_index
 
 ARO_BATCH = 32  # ARO's --batch-size default
 
@@ -184,6 +184,12 @@ def compare(parts: ClipParts, items: pd.DataFrame, refs: dict[str, ImageRef],
     return rows
 
 
+def imageset_refs(workdir: Path, imageset: Path) -> dict[str, ImageRef]:
+    """`image_index` of one image set table of a DAG run, paths made absolute."""
+    return {i: ImageRef(str(workdir / ref.path), ref.box)
+            for i, ref in image_index([read_parquet(imageset)]).items()}
+
+
 def image_refs(workdir: Path, needed: set[str]) -> dict[str, ImageRef]:
     """The file (and crop) of each needed image id of a DAG run: from the first image set (by
     name, perturbed ``*_shuffle_*`` copies skipped) that lists it; paths made absolute."""
@@ -191,12 +197,9 @@ def image_refs(workdir: Path, needed: set[str]) -> dict[str, ImageRef]:
     for imageset in sorted((workdir / "results" / "imagesets").glob("*.parquet")):
         if "_shuffle_" in imageset.name or not needed - set(refs):
             continue
-        table = read_parquet(imageset)
-        boxes = table.bbox.tolist() if "bbox" in table else [None] * len(table)
-        for image_id, p, box in zip(table.image_id, table.path, boxes, strict=True):
-            if image_id in needed and image_id not in refs:
-                refs[image_id] = ImageRef(str(workdir / p),
-                                          None if box is None else tuple(map(float, box)))
+        for image_id, ref in imageset_refs(workdir, imageset).items():
+            if image_id in needed:
+                refs.setdefault(image_id, ref)
     missing = needed - set(refs)
     if missing:
         raise ValueError(f"{workdir}: images {sorted(missing)[:3]} are in no image set")
