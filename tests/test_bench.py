@@ -115,14 +115,24 @@ def fake_dag(tmp_path: Path) -> Path:
     for name, table in sets.items():
         np.save(emb / f"{name}.npy", np.zeros((len(table), 2), np.float32))
         (emb / f"{name}.ids.json").write_text(json.dumps(table.image_id.tolist()))
+    # the pair scorer is a captioner: a retrieval gallery (g0; val: a2) and a text prior
+    # over 2 null images and one training image (a3), for one benchmark
+    np.savez(work / "results" / "scores" / "pairs" / "ret.npz",
+             test_paths=np.array(["results/images/g0.png"]),
+             val_paths=np.array(["results/images/a2.png"]))
+    priors = work / "results" / "priors" / "pairs"
+    priors.mkdir(parents=True)
+    (priors / "prior_images.json").write_text(json.dumps(
+        {"null": {"n": 2}, "train_paths": ["results/images/a3.png"]}))
+    write_parquet(pd.DataFrame({"text": ["p", "q"]}), priors / "toy.parquet")
     logs = work / "logs"
     (logs / "embed").mkdir(parents=True)
-    (logs / "metrics" / "pairs").mkdir(parents=True)
+    (logs / "pairs").mkdir(parents=True)
     (logs / "embed" / "dual.log").write_text(
         "INFO x\nINFO vision passes: 6 images through dual's vision tower in 2 calls\n")
-    (logs / "metrics" / "pairs" / "toy.log").write_text(
-        "vision passes: 2 images through pairs's vision tower in 1 calls\n")
-    (logs / "metrics" / "pairs" / "prior.log").write_text(
+    (logs / "pairs" / "pairs.log").write_text(
+        "vision passes: 7 images through pairs's vision tower in 1 calls\n")
+    (logs / "pairs" / "extra.log").write_text(
         "vision passes: 2 images through pairs's vision tower in 1 calls\n")
     return work
 
@@ -131,16 +141,19 @@ def test_encode_counts_compare_passes_with_distinct_images(tmp_path):
     work = fake_dag(tmp_path)
     assert encodes.vision_passes(work) == {
         "dual": {"embed/dual.log": 6},
-        "pairs": {"metrics/pairs/prior.log": 2, "metrics/pairs/toy.log": 2}}
+        "pairs": {"pairs/extra.log": 2, "pairs/pairs.log": 7}}
     dual, pairs = encodes.encode_counts(work)
     # 6 files, but copy_of_a0 has a0's bytes: 5 distinct images, so 6 passes are one too many
     assert (dual["model"], dual["vision_passes"], dual["distinct_images"]) == ("dual", 6, 5)
     assert not dual["equal"] and dual["family"] == "dual encoder"
     # the reference re-encodes each item's image (3) and the gallery (1)
     assert dual["reference_passes"] == 4
-    assert (pairs["vision_passes"], pairs["distinct_images"], pairs["equal"]) == (4, 2, False)
-    assert pairs["family"] == "pair scorer" and pairs["reference_passes"] == 3
-    (work / "logs" / "metrics" / "pairs" / "prior.log").unlink()
+    # choice images a0, a1; galleries g0, a2; prior image a3; 2 null images: 7 distinct
+    assert (pairs["vision_passes"], pairs["distinct_images"], pairs["equal"]) == (9, 7, False)
+    assert pairs["family"] == "pair scorer" and pairs["job_local_images"] == 2
+    # items 3, galleries 2, the prior's 3 images for its one benchmark
+    assert pairs["reference_passes"] == 8
+    (work / "logs" / "pairs" / "extra.log").unlink()
     assert encodes.encode_counts(work)[1]["equal"]
     with pytest.raises(ValueError, match="no 'vision passes' lines"):
         encodes.encode_counts(tmp_path)

@@ -82,3 +82,37 @@ def test_itm_encodes_each_distinct_image_once(tiny_blip):
             itm = model(**inputs, use_itm_head=True).itm_score[0, 1]
             itc = model(**inputs, use_itm_head=False).itm_score[0, 0]
         assert scores[k] == pytest.approx(float(itm + itc), abs=1e-5)
+
+
+def test_one_vision_pass_serves_itm_pairs_and_itc_embeddings(tiny_blip, tmp_path):
+    """A pair plan with pictures to score and to embed: each picture through the tower once
+    (a byte-equal copy is the same picture), pair scores equal to `score_pairs`, embeddings
+    equal to `embed_images`."""
+    from vlcomp.score.pair_plan import PairPlan, score_plan
+    from vlcomp.score.pairs import ImageRef
+
+    path, _ = tiny_blip
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    refs = []
+    for k, image in enumerate([*IMAGES, IMAGES[0]]):  # the third file repeats the first
+        image.save(tmp_path / f"{k}.png")
+        refs.append(ImageRef(str(tmp_path / f"{k}.png"), None))
+    gallery = ImageRef(str(tmp_path / "g.png"), None)
+    Image.new("RGB", (20, 20), (0, 150, 0)).save(gallery.path)
+    plan = PairPlan()
+    plan.want(refs[0], TEXTS)
+    plan.want(refs[1], TEXTS[:1])
+    plan.want(refs[2], ["a dog"])
+    for ref in [*refs, gallery]:
+        plan.embed(ref)
+    with images_through_vision(scorer) as seen:
+        scored = score_plan(scorer, plan, batch_size=2, chunk_pairs=2,
+                            options={"kind": "itm_plus_itc"})
+    assert sum(seen) == 3 and len(plan.refs) == 3
+    opened = [Image.open(r.path).convert("RGB") for r in refs]
+    first = [*TEXTS, "a dog"]  # the texts of the first picture and of its copy
+    expected = scorer.score_pairs([opened[0]] * 3, first, kind="itm_plus_itc")
+    np.testing.assert_allclose(scored.scores(0, first), expected, atol=1e-5)
+    embedded = scored.embedding([*refs, gallery])
+    direct = scorer.embed_images([*opened, Image.open(gallery.path).convert("RGB")])
+    np.testing.assert_allclose(embedded, direct, atol=1e-5)

@@ -144,22 +144,26 @@ def test_training_images_are_drawn_by_seed_not_row_order():
 
 
 def test_gallery_score_matrix_encodes_each_image_once(tiny_captioner, tmp_path):
-    """S[image, text] for retrieval equals pair-by-pair scoring; 3 images, 3 vision passes
-    whatever the number of texts or the chunking."""
-    from vlcomp.score.generative_matrix import generative_score_matrix
+    """S[image, text] for retrieval from a pair plan equals pair-by-pair scoring; 3 images,
+    3 vision passes whatever the number of texts or the chunking."""
+    from vlcomp.score.pair_plan import PairPlan, score_plan
+    from vlcomp.score.pairs import ImageRef
 
     path, _, _ = tiny_captioner
     scorer = BlipCaptionScorer("b", {"model": str(path)})
     images = [*IMAGES, Image.new("RGB", (30, 30), (0, 160, 0))]
-    paths = []
+    refs = []
     for k, image in enumerate(images):
-        paths.append(tmp_path / f"{k}.png")
-        image.save(paths[-1])
+        image.save(tmp_path / f"{k}.png")
+        refs.append(ImageRef(str(tmp_path / f"{k}.png"), None))
     texts = ["red square", "dog on mat", "a blue circle", "mat"]
+    plan = PairPlan()
+    for ref in refs:
+        plan.want(ref, texts)
     with images_through_vision(scorer) as seen:
-        matrix = generative_score_matrix(scorer, paths, texts, batch_size=3, image_chunk=2)
+        matrix = score_plan(scorer, plan, batch_size=3, chunk_pairs=5).matrix(refs, texts)
     assert sum(seen) == 3 and matrix.shape == (3, 4)
-    opened = [Image.open(p).convert("RGB") for p in paths]
+    opened = [Image.open(r.path).convert("RGB") for r in refs]
     pairs = scorer.log_likelihood([i for i in opened for _ in texts], texts * 3)
     np.testing.assert_allclose(matrix, pairs.reshape(3, 4), atol=1e-5)
 

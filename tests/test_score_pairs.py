@@ -13,22 +13,21 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-import vlcomp.score.pairs as pairs_module
+import vlcomp.score.pair_plan as plan_module
 from vlcomp.benchmarks.schema import make_items
 from vlcomp.metrics.benchmarks import compute_metrics
 from vlcomp.score.embeddings import embed_image_set, embed_texts, unique_texts
 from vlcomp.score.matrices import score_items
+from vlcomp.score.pair_plan import PairPlan, picture_chunks, score_plan
 from vlcomp.score.pairs import (
     ImageRef,
     PairScorer,
-    distinct_pairs,
-    image_chunks,
     image_index,
     pair_method,
     score_items_pairwise,
 )
 
-SCRIPT = Path(__file__).resolve().parents[1] / "workflow/scripts/score_pairs_and_metrics.py"
+SCRIPTS = Path(__file__).resolve().parents[1] / "workflow/scripts"
 WORDS = {"red": [1, 0, 0], "green": [0, 2, 0], "blue": [0, 0, 3], "grey": [1, 1, 1]}
 
 
@@ -128,20 +127,21 @@ def test_same_frame_as_score_items(imagesets):
 
 def test_each_distinct_pair_scored_once_and_images_opened_per_chunk(imagesets, monkeypatch):
     opened = Counter()
-    real_open = pairs_module.open_image
+    real_open = plan_module.open_image
 
     def counting_open(path, box=None):
         opened[path, box] += 1
         return real_open(path, box)
 
-    monkeypatch.setattr(pairs_module, "open_image", counting_open)
+    monkeypatch.setattr(plan_module, "open_image", counting_open)
     items, index = mixed_items(), image_index(imagesets)
     scorer = FakePairScorer()
     score_items_pairwise(items, index, scorer, batch_size=7, chunk=100)
     scored = [p for call in scorer.calls for p in call]
     n_cells = sum(len(i) * len(t) for i, t in zip(items.image_ids, items.texts, strict=True))
-    n_distinct = len(distinct_pairs(items, index))
-    assert len(scored) == n_distinct == 11 < n_cells == 15
+    plan = PairPlan()
+    plan.add_items(items, index)
+    assert len(scored) == plan.n_pairs == 11 < n_cells == 15
     assert len(set(scored)) == len(scored) and len(scorer.calls) == 1
     assert scorer.batch_sizes == [7]
     assert sum(opened.values()) == len(opened) == 6  # each (file, crop) opened once
@@ -149,18 +149,41 @@ def test_each_distinct_pair_scored_once_and_images_opened_per_chunk(imagesets, m
     opened.clear()
     scorer = FakePairScorer()
     score_items_pairwise(items, index, scorer, chunk=2)
-    assert sum(len(c) for c in scorer.calls) == n_distinct
-    assert 1 < len(scorer.calls) == len(image_chunks(distinct_pairs(items, index), 2))
-    # chunks end at image boundaries: each image is opened (and encoded) in one call only
+    assert sum(len(c) for c in scorer.calls) == plan.n_pairs
+    assert 1 < len(scorer.calls) <= 6
+    # chunks end at picture boundaries: each picture is opened (and encoded) in one call only
     assert sum(opened.values()) == len(opened) == 6
 
 
-def test_image_chunks_end_at_image_boundaries():
-    pairs = [("a", "1"), ("a", "2"), ("a", "3"), ("b", "1"), ("c", "1"), ("c", "2")]
-    assert image_chunks(pairs, 2) == [(0, 3), (3, 6)]
-    assert image_chunks(pairs, 100) == [(0, 6)]
-    assert image_chunks(pairs, 1) == [(0, 3), (3, 4), (4, 6)]
-    assert image_chunks([], 4) == []
+def test_picture_chunks_never_split_a_picture():
+    counts = np.array([3, 1, 2, 0])
+    assert picture_chunks([0, 1, 2], counts, 2, 32) == [[0], [1, 2]]
+    assert picture_chunks([0, 1, 2], counts, 100, 32) == [[0, 1, 2]]
+    assert picture_chunks([0, 1, 2, 3], counts, 100, 2) == [[0, 1], [2, 3]]
+    assert picture_chunks([], counts, 4, 4) == []
+
+
+def test_plan_joins_benchmarks_by_content(imagesets, tmp_path):
+    """Two benchmarks naming the same picture (one through a byte-equal copy) share it: one
+    picture, the union of their texts, each pair scored once."""
+    index = image_index(imagesets)
+    copy = tmp_path / "copy_of_r.png"
+    copy.write_bytes(Path(index["r"].path).read_bytes())
+    index = {**index, "r_copy": ImageRef(str(copy), None)}
+    first = pd.DataFrame({"item_id": ["a"], "image_ids": [["r"]], "texts": [["a red", "a blue"]]})
+    second = pd.DataFrame({"item_id": ["b"], "image_ids": [["r_copy"]],
+                           "texts": [["a blue", "a grey"]]})
+    plan = PairPlan()
+    plan.add_items(first, index)
+    plan.add_items(second, index)
+    assert len(plan.refs) == 1 and plan.n_pairs == 3
+    scorer = FakePairScorer()
+    scored = score_plan(scorer, plan)
+    assert len(scorer.calls) == 1 and len(scorer.calls[0]) == 3
+    assert scored.item_scores(second, index).scores[0] == [[0.0, 5.0]]
+    assert scored.matrix([index["r"]], ["a red", "a grey"]).tolist() == [[5.0, 5.0]]
+    with pytest.raises(KeyError, match="'a green' was not scored"):
+        scored.scores(0, ["a green"])
 
 
 def test_bbox_crops_are_applied(imagesets):
@@ -227,41 +250,65 @@ def test_metrics_match(imagesets):
     assert result["subsets"]["replace_att"]["accuracy"] == 50.0
 
 
-def test_script(imagesets, tmp_path, monkeypatch):
-    """The Snakemake script end to end, with the fake scorer registered as a family."""
-    import torch
-
-    from vlcomp.models import registry
-
-    monkeypatch.setitem(registry.FAMILIES, "fake_pairs",
-                        lambda name, entry, device: FakePairScorer())
-    items = choice_items()
-    items.to_parquet(tmp_path / "bench.parquet", index=False)
-    out = tmp_path / "out"
-    snakemake = SimpleNamespace(
-        input=SimpleNamespace(benchmark=str(tmp_path / "bench.parquet"),
-                              imagesets=[str(tmp_path / "plain.parquet"),
-                                         str(tmp_path / "crops.parquet")], model=[]),
-        params=SimpleNamespace(entry={"family": "fake_pairs"}, kind="sugarcrepe", options={},
-                               batch_size=4, device="cpu", autocast="none",
-                               threads=torch.get_num_threads()),
-        output=SimpleNamespace(scores=str(out / "s.parquet"), json=str(out / "m.json"),
-                               csv=str(out / "m.csv")),
-        log=[str(out / "log.txt")],
-        wildcards=SimpleNamespace(model="fake", benchmark="sc"),
-    )
+def run_script(name: str, snakemake: SimpleNamespace) -> None:
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     try:
-        runpy.run_path(str(SCRIPT), init_globals={"snakemake": snakemake})
+        runpy.run_path(str(SCRIPTS / name), init_globals={"snakemake": snakemake})
     finally:
         for h in root.handlers:
             if h not in handlers:
                 h.close()
         root.handlers[:], root.level = handlers, level
+
+
+def test_scripts(imagesets, tmp_path, monkeypatch):
+    """The pair model's job and the metrics job end to end, with the fake scorer registered
+    as a family: two benchmarks sharing pictures, each pair scored once over both."""
+    import torch
+
+    from vlcomp.models import registry
+
+    scorer = FakePairScorer()
+    monkeypatch.setitem(registry.FAMILIES, "fake_pairs", lambda name, entry, device: scorer)
+    items = choice_items()
+    items.to_parquet(tmp_path / "bench.parquet", index=False)
+    items.iloc[:2].to_parquet(tmp_path / "other.parquet", index=False)
+    out = tmp_path / "out"
+    run_script("score_pair_model.py", SimpleNamespace(
+        input=SimpleNamespace(benchmarks=[str(tmp_path / "bench.parquet"),
+                                          str(tmp_path / "other.parquet")],
+                              imagesets=[str(tmp_path / "plain.parquet"),
+                                         str(tmp_path / "crops.parquet")], model=[]),
+        params=SimpleNamespace(entry={"family": "fake_pairs"}, choice=["sc", "other"],
+                               batch_size=4, image_batch=8, device="cpu", autocast="none",
+                               threads=torch.get_num_threads()),
+        output=SimpleNamespace(scores=[str(out / "s.parquet"), str(out / "o.parquet")]),
+        log=[str(out / "pairs.log")],
+        wildcards=SimpleNamespace(model="fake"),
+    ))
+    assert sum(len(c) for c in scorer.calls) == 8  # the second benchmark adds no pair
+    assert "8 distinct pairs" in (out / "pairs.log").read_text()
     scores = pd.read_parquet(out / "s.parquet")
     assert [np.stack(s).tolist() for s in scores.scores] == [
         [[0.0, 5.0]], [[0.0, 5.0]], [[15.0, 5.0]], [[2.5, 5.0]]]
+    assert pd.read_parquet(out / "o.parquet").item_id.tolist() == ["s0", "s1"]
+    run_script("pair_metrics.py", SimpleNamespace(
+        input=SimpleNamespace(benchmark=str(tmp_path / "bench.parquet"),
+                              scores=str(out / "s.parquet")),
+        params=SimpleNamespace(kind="sugarcrepe", options={}),
+        output=SimpleNamespace(json=str(out / "m.json"), csv=str(out / "m.csv")),
+        log=[str(out / "log.txt")],
+        wildcards=SimpleNamespace(model="fake", benchmark="sc"),
+    ))
     assert '"model": "fake"' in (out / "m.json").read_text()
     assert "replace_att" in (out / "m.csv").read_text()
-    assert "8 distinct pairs" in (out / "log.txt").read_text()
+    with pytest.raises(ValueError, match="items differ"):
+        run_script("pair_metrics.py", SimpleNamespace(
+            input=SimpleNamespace(benchmark=str(tmp_path / "other.parquet"),
+                                  scores=str(out / "s.parquet")),
+            params=SimpleNamespace(kind="sugarcrepe", options={}),
+            output=SimpleNamespace(json=str(out / "m2.json"), csv=str(out / "m2.csv")),
+            log=[str(out / "log2.txt")],
+            wildcards=SimpleNamespace(model="fake", benchmark="other"),
+        ))

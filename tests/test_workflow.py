@@ -283,4 +283,4 @@ def test_dual_encoders_encode_each_distinct_image_once(tiny_run):
         assert r["reference_passes"] > 2 * r["vision_passes"]
     jobs = read_benchmarks(tiny_run)
     assert {"world", "train_clip", "embed_model", "score_and_metrics", "train_detectors",
-            "score_pairs_and_metrics"} <= set(jobs.rule)
+            "score_generative", "pair_metrics"} <= set(jobs.rule)

@@ -20,11 +20,12 @@ NO_SLURM = REPO / "tests" / "no_slurm"
 # most (a group asks for the sum over its members running at once, up to the profile's
 # `cores: 8`).
 SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "embed_model",
-                "embed_images", "train_clip", "score_pairs_and_metrics", "generate_candidates",
-                "sugarcrepe_negatives", "nearest_neighbours", "perturb_images",
-                "negclip_negatives", "bison_benchmark", "bison_altered_benchmark"]
+                "embed_images", "train_clip", "score_pairs", "score_generative",
+                "generate_candidates", "sugarcrepe_negatives", "nearest_neighbours",
+                "perturb_images", "negclip_negatives", "bison_benchmark",
+                "bison_altered_benchmark"]
 GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics",
-                  "dataset_tables"]
+                  "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables"]
 
 
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:

@@ -108,6 +108,10 @@ PAIR_MODELS = [
     if e["family"] == "hf_blip_lm" or "pair_score" in e
 ]
 EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] != "hf_blip_lm"]
+# Pair models that also embed (BLIP ITM for retrieval): one job encodes each picture once for
+# both; every other embedding model has its embed_model job.
+ITM_PAIR_MODELS = [m for m in PAIR_MODELS if m in EMBEDDING_MODELS]
+EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
 BENCHMARKS = list(config["benchmarks"])
 # BISON's query alterations make a benchmark of their own (BISON Fig. 9)
 if config["benchmarks"].get("bison", {}).get("alterations"):
@@ -222,9 +226,10 @@ def benchmark_imagesets(benchmark):
 BENCHMARK_IMAGESETS = {b: benchmark_imagesets(b) for b in BENCHMARKS}
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
 ORDER_BENCHMARK_PATTERN = union(ORDER_BENCHMARKS)
-CHOICE_BENCHMARK_PATTERN = union(
+CHOICE_BENCHMARKS = [
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
-)
+]
+CHOICE_BENCHMARK_PATTERN = union(CHOICE_BENCHMARKS)
 RETRIEVAL_BENCHMARK_PATTERN = union(RETRIEVAL_BENCHMARKS)
 
 # Image sets and text sets every evaluated model embeds, in one job per model (loading torch
@@ -402,6 +407,18 @@ def metric_options(benchmark):
     if benchmark == "vg_attribution":
         return {"min_count": opts.get("min_count", 25)}
     return {}
+
+
+def retrieval_inputs(kind):
+    """One input file per retrieval benchmark (gallery, queries, test/val images, captions)."""
+    files = {
+        "galleries": "results/benchmarks/{b}/gallery.parquet",
+        "queries": "results/benchmarks/{b}/queries.parquet",
+        "test_images": "results/imagesets/{d}_test.parquet",
+        "val_images": "results/imagesets/{d}_val.parquet",
+        "captions": "results/data/{d}/captions.parquet",
+    }
+    return [files[kind].format(b=b, d=dataset_of(b)) for b in RETRIEVAL_BENCHMARKS]
 
 
 def metrics_files(benchmarks):

@@ -25,6 +25,8 @@ rule embed_model:
         "logs/embed/{model}.log",
     benchmark:
         "benchmarks/embed_model/{model}.tsv"
+    wildcard_constraints:
+        model=union(EMBED_ONLY_MODELS),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -104,47 +106,87 @@ rule score_and_metrics:
         "../scripts/score_and_metrics.py"
 
 
-rule score_pairs_and_metrics:
+rule score_pairs:
     input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
-        imagesets=lambda wc: expand(
-            "results/imagesets/{imageset}.parquet",
-            imageset=BENCHMARK_IMAGESETS[wc.benchmark],
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
         ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS
+        ),
+        texts=[text_source(b) for b in BENCHMARKS],
         model=model_inputs,
     output:
-        scores="results/scores/{model}/{benchmark}.parquet",
-        json="results/metrics/{model}/{benchmark}.json",
-        csv="results/metrics/{model}/{benchmark}.csv",
+        scores=expand(
+            "results/scores/{{model}}/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        images=expand(
+            "results/embeddings/{{model}}/images/{imageset}.npy",
+            imageset=EVAL_IMAGESETS,
+        ),
+        image_ids=expand(
+            "results/embeddings/{{model}}/images/{imageset}.ids.json",
+            imageset=EVAL_IMAGESETS,
+        ),
+        texts=expand(
+            "results/embeddings/{{model}}/texts/{benchmark}.npy", benchmark=BENCHMARKS
+        ),
+        text_ids=expand(
+            "results/embeddings/{{model}}/texts/{benchmark}.ids.json",
+            benchmark=BENCHMARKS,
+        ),
     log:
-        "logs/metrics/{model}/{benchmark}.log",
+        "logs/pairs/{model}.log",
     benchmark:
-        "benchmarks/score_pairs_and_metrics/{model}/{benchmark}.tsv"
+        "benchmarks/score_pairs/{model}.tsv"
     wildcard_constraints:
-        benchmark=CHOICE_BENCHMARK_PATTERN,
-        model=union(PAIR_MODELS),
+        model=union(ITM_PAIR_MODELS),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
         mem_mb=16000,
-        runtime=240,
+        runtime=480,
     params:
         entry=lambda wc: model_entry(wc.model),
-        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
-        options=lambda wc: metric_options(wc.benchmark),
-        pair_options=lambda wc: (
-            {"kind": MODEL_ENTRIES[wc.model]["pair_score"]}
-            if "pair_score" in MODEL_ENTRIES[wc.model]
-            else {}
-        ),
+        choice=CHOICE_BENCHMARKS,
+        pair_options=lambda wc: {"kind": MODEL_ENTRIES[wc.model]["pair_score"]},
         batch_size=config["embed"].get("pair_batch_size", 64),
+        image_batch=config["embed"].get("batch_size", 256),
+        text_batch_size=config["embed"].get("text_batch_size", 32),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
         autocast=config["compute"].get("autocast", "none"),
     script:
-        "../scripts/score_pairs_and_metrics.py"
+        "../scripts/score_pair_model.py"
+
+
+rule pair_metrics:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        scores="results/scores/{model}/{benchmark}.parquet",
+    output:
+        json="results/metrics/{model}/{benchmark}.json",
+        csv="results/metrics/{model}/{benchmark}.csv",
+    log:
+        "logs/metrics/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/pair_metrics/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        benchmark=CHOICE_BENCHMARK_PATTERN,
+        model=union(PAIR_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    params:
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+    script:
+        "../scripts/pair_metrics.py"
 
 
 rule retrieval_metrics:

@@ -2,23 +2,48 @@
 # their accuracy over alpha, score = log P(t|i) - alpha log P(t), on image->text benchmarks.
 
 
-rule text_prior:
+# One job per captioner: every choice benchmark's pairs, the text priors (null images,
+# training images, text-only LM) and the retrieval galleries, each picture encoded once.
+rule score_generative:
     input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
-        model=model_inputs,
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet",
+            imageset=sorted(
+                {s for b in CHOICE_BENCHMARKS for s in BENCHMARK_IMAGESETS[b]}
+            ),
+        ),
+        galleries=retrieval_inputs("galleries"),
+        queries=retrieval_inputs("queries"),
+        test_images=retrieval_inputs("test_images"),
+        val_images=retrieval_inputs("val_images"),
+        captions=retrieval_inputs("captions"),
         train_images=(
             f"results/imagesets/{PRIOR_TRAIN_IMAGES['dataset']}_train.parquet"
             if PRIOR_TRAIN_IMAGES
             else []
         ),
+        model=model_inputs,
     output:
-        "results/priors/{model}/{benchmark}.parquet",
+        scores=expand(
+            "results/scores/{{model}}/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        priors=expand(
+            "results/priors/{{model}}/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
+        ),
+        prior_images=(
+            ["results/priors/{model}/prior_images.json"] if ALPHA_BENCHMARKS else []
+        ),
+        retrieval=expand(
+            "results/scores/{{model}}/{benchmark}.npz", benchmark=RETRIEVAL_BENCHMARKS
+        ),
     log:
-        "logs/priors/{model}/{benchmark}.log",
+        "logs/pairs/{model}.log",
     benchmark:
-        "benchmarks/text_prior/{model}/{benchmark}.tsv"
+        "benchmarks/score_generative/{model}.tsv"
     wildcard_constraints:
-        benchmark=union(ALPHA_BENCHMARKS),
         model=union(GENERATIVE_MODELS),
     conda:
         "../../envs/torch.yaml"
@@ -26,18 +51,27 @@ rule text_prior:
     resources:
         gpu=GPUS,
         mem_mb=16000,
-        runtime=120,
+        runtime=720,  # a full COCO gallery is 5k x 25k forward passes of the text decoder
     params:
         entry=lambda wc: model_entry(wc.model),
+        choice=CHOICE_BENCHMARKS,
+        alpha=ALPHA_BENCHMARKS,
+        retrieval=RETRIEVAL_BENCHMARKS,
+        queries={
+            b: BENCHMARK_SPECS[b].get("queries", "finest")
+            for b in RETRIEVAL_BENCHMARKS
+        },
+        gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
         llm=VISUALGPTSCORE.get("llm", {}),
         batch_size=config["embed"].get("pair_batch_size", 64),
+        image_batch=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
         autocast=config["compute"].get("autocast", "none"),
     script:
-        "../scripts/text_prior.py"
+        "../scripts/score_pair_model.py"
 
 
 rule alpha_curve:
@@ -149,14 +183,8 @@ rule table_visualgptscore_methods:
 
 rule generative_retrieval:
     input:
-        gallery="results/benchmarks/{benchmark}/gallery.parquet",
-        queries="results/benchmarks/{benchmark}/queries.parquet",
-        test_images=lambda wc: f"results/imagesets/{dataset_of(wc.benchmark)}_test.parquet",
-        val_images=lambda wc: f"results/imagesets/{dataset_of(wc.benchmark)}_val.parquet",
-        captions=lambda wc: f"results/data/{dataset_of(wc.benchmark)}/captions.parquet",
-        model=model_inputs,
-    output:
         scores="results/scores/{model}/{benchmark}.npz",
+    output:
         csv="results/metrics/{model}/{benchmark}_alpha.csv",
         json="results/metrics/{model}/{benchmark}_alpha.json",
     log:
@@ -167,20 +195,12 @@ rule generative_retrieval:
         benchmark=RETRIEVAL_BENCHMARK_PATTERN,
         model=union(GENERATIVE_MODELS),
     conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+        "../../envs/core.yaml"
+    threads: 1
     resources:
-        gpu=GPUS,
-        mem_mb=16000,
-        runtime=720,  # a full COCO gallery is 5k x 25k forward passes of the text decoder
+        mem_mb=4000,
+        runtime=30,
     params:
-        entry=lambda wc: model_entry(wc.model),
-        queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
-        images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
-        batch_size=config["embed"].get("pair_batch_size", 64),
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/generative_retrieval.py"

@@ -14,7 +14,7 @@ from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.embeddings import embed_image_sets, embed_texts, save_embeddings, unique_texts
+from vlcomp.score.embeddings import embed_image_sets, embed_text_sets, save_embeddings
 from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
@@ -34,22 +34,9 @@ with job_log(snakemake.log[0]) as log:
         log.info("%s: %d images -> %s", source, len(images), emb.shape)
     log.info("%d distinct images (by content) in %d rows", n_distinct,
              sum(len(t) for t in tables))
-    text_sets = []  # (ids, texts) per output, in output order
-    for source in snakemake.input.texts:
-        table = read_parquet(source)
-        if "query_id" in table:  # retrieval queries: one row per query
-            text_sets.append((table.query_id.tolist(), table.text.tolist()))
-        elif "text" in table:  # a list of texts (the robustness suite's): keyed by the text
-            text_sets.append((table.text.tolist(), table.text.tolist()))
-        else:  # choice items: every distinct option text
-            texts = unique_texts(table.texts)
-            text_sets.append((texts, texts))
-    distinct = sorted({t for _, texts in text_sets for t in texts})
-    vectors = embed_texts(scorer, distinct, batch_size=snakemake.params.text_batch_size)
-    row = {t: k for k, t in enumerate(distinct)}
-    for (ids, texts), npy, ids_path in zip(text_sets, snakemake.output.texts,
-                                           snakemake.output.text_ids, strict=True):
-        save_embeddings(vectors[[row[t] for t in texts]], ids, Path(npy), Path(ids_path))
-        log.info("%s: %d texts", npy, len(ids))
-    log.info("%d distinct texts embedded", len(distinct))
+    n_texts = embed_text_sets(scorer, [read_parquet(t) for t in snakemake.input.texts],
+                              snakemake.output.texts, snakemake.output.text_ids,
+                              batch_size=snakemake.params.text_batch_size)
+    log.info("%d distinct texts embedded for %d text sets", n_texts,
+             len(snakemake.input.texts))
     log.info(passes.summary())

@@ -8,8 +8,11 @@ SugarCrepe do (each perturbation seed of ARO's Order is its own run), plus each 
 robustness gallery once. Images a detector job samples for training (and finds in none of
 the model's cached image sets) count as distinct images of that job alone.
 
-For pair scorers the distinct images are those of the choice benchmarks they score; their
-text-prior and retrieval-gallery jobs add passes on top (listed per job).
+For pair scorers the distinct images are those of the choice benchmarks they score, of the
+retrieval galleries a captioner scores (test and validation, from its ``.npz`` score files),
+of the training images its text prior samples, and its Gaussian null images (job-local, as
+they exist in no file); a BLIP ITM also embeds its evaluation image sets. The reference
+procedure encodes the prior's images again for every benchmark's prior.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from vlcomp.bench.itc import image_refs, imageset_refs
 from vlcomp.io import read_parquet
@@ -85,18 +90,33 @@ def model_counts(workdir: Path, model: str, passes: dict[str, int],
         if not set_keys & needed:  # a set no choice benchmark shows (a gallery)
             galleries += len(refs)
         needed |= set_keys
+    for npz in sorted((workdir / "results" / "scores" / model).glob("*.npz")):
+        with np.load(npz) as saved:  # a captioner's retrieval galleries
+            paths = [str(p) for split in ("test", "val") for p in saved[f"{split}_paths"]]
+        galleries += len(paths)
+        needed |= {keys(ImageRef(str(workdir / p), None)) for p in paths}
     # a detector job encodes only images that none of the model's cached sets holds (the
     # natural-vs-synthetic training instances it samples): images no other job needs
-    local = sum(n for job, n in passes.items() if job.startswith(LOCAL_JOBS))
+    detector_local = sum(n for job, n in passes.items() if job.startswith(LOCAL_JOBS))
+    local = detector_local
+    priors, prior_passes = workdir / "results" / "priors" / model, 0
+    if (priors / "prior_images.json").is_file():
+        info = json.loads((priors / "prior_images.json").read_text())
+        train = {keys(ImageRef(str(workdir / p), None)) for p in info["train_paths"]}
+        needed |= train
+        local += int(info["null"]["n"])  # noise tensors: no file, no other job
+        tables = len(list(priors.glob("*.parquet")))
+        prior_passes = (int(info["null"]["n"]) + len(train)) * tables
     distinct = len(needed) + local
     total = sum(passes.values())
+    reference = per_item + galleries + detector_local + prior_passes
     return {
         "model": model, "family": family(bool(embedded), passes),
         "vision_passes": total, "distinct_images": distinct, "job_local_images": local,
         "passes_per_distinct": total / distinct if distinct else None,
         "equal": total == distinct,
-        "reference_passes": per_item + galleries + local,
-        "saved_vs_reference": (per_item + galleries + local) / total if total else None,
+        "reference_passes": reference,
+        "saved_vs_reference": reference / total if total else None,
         "jobs": len(passes), "benchmarks": benchmarks,
         "passes_by_job": dict(sorted(passes.items())),
     }

@@ -12,6 +12,8 @@ and ``Salesforce/blip-itm-large-coco`` (ViT-B / ViT-L, retrieval-finetuned on CO
   BLIP, match logit + ITC cosine (``blip_models.py``; BLIP's own retrieval evaluation).
   The vision tower runs once per distinct image object of a call (`vision_reuse`); its
   states serve every text scored against the image, and its CLS state gives the ITC term.
+* States: ``image_states`` / ``score_pairs_given_states`` / ``embed_image_states`` let one
+  vision pass per picture serve both ITM pairs and ITC embeddings (`vlcomp.score.pair_plan`).
 
 Open point: LAVIS/BLIP replace the first token with ``[ENC]`` for the ITM pass
 (``ids[:, 0] = enc_token_id``); transformers' ``BlipForImageTextRetrieval`` feeds the
@@ -88,21 +90,49 @@ class BlipItmScorer:
                 out.append(F.normalize(self._model.text_proj(states[:, 0, :]), dim=-1))
         return torch.cat(out).float().cpu().numpy() if out else np.zeros((0, 0), np.float32)
 
+    def image_states(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
+        """The vision tower's last hidden states of each distinct image object (n, patches, d);
+        `score_pairs_given_states` and `embed_image_states` read them."""
+        self._load()
+        with torch.inference_mode():
+            return encode_distinct(images, self._vision_states, batch_size)[0]
+
+    def _vision_states(self, batch: Sequence[Image.Image]) -> torch.Tensor:
+        return self._model.vision_model(pixel_values=self._pixels(batch))[0]
+
+    def embed_image_states(self, states: torch.Tensor) -> np.ndarray:
+        """ITC image embeddings from vision states: equal to `embed_images` of the images."""
+        self._load()
+        with torch.inference_mode():
+            features = self._model.vision_proj(states[:, 0, :])
+            return F.normalize(features, dim=-1).float().cpu().numpy()
+
     def score_pairs(
         self, images: Sequence[Image.Image], texts: Sequence[str], kind: str = "itm_logit",
         batch_size: int = 64,
     ) -> np.ndarray:
-        """One score per aligned (image, text) pair."""
-        if kind not in PAIR_SCORES:
-            raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
+        """One score per aligned pair."""
         if len(images) != len(texts):
             raise ValueError(f"{len(images)} images but {len(texts)} texts")
+        if kind not in PAIR_SCORES:
+            raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
+        self._load()
+        with torch.inference_mode():
+            states, index = encode_distinct(images, self._vision_states, batch_size)
+        return self.score_pairs_given_states(states, index, texts, kind=kind,
+                                             batch_size=batch_size)
+
+    def score_pairs_given_states(
+        self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],
+        kind: str = "itm_logit", batch_size: int = 64,
+    ) -> np.ndarray:
+        """The ``kind`` score of texts[k] against the image whose vision states are
+        ``states[index[k]]``, for every k."""
+        if kind not in PAIR_SCORES:
+            raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
         self._load()
         model, out = self._model, []
         with torch.inference_mode():
-            states, index = encode_distinct(
-                images, lambda batch: model.vision_model(pixel_values=self._pixels(batch))[0],
-                batch_size)
             for s in range(0, len(texts), batch_size):
                 tokens = self._tokens(texts[s : s + batch_size])
                 image_states = states[index[s : s + batch_size]]

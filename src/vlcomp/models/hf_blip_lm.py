@@ -144,3 +144,8 @@ class BlipCaptionScorer:
                 out.append(caption_log_likelihood(logits, ids, tokens.attention_mask, skip,
                                                   self.reduction).cpu())
         return torch.cat(out).numpy().astype(np.float64) if out else np.zeros(0)
+
+    def score_pairs_given_states(self, states: torch.Tensor, index: torch.Tensor,
+                                 texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """The pair-scorer name of `log_likelihood_given_states` (`vlcomp.score.pair_plan`)."""
+        return self.log_likelihood_given_states(states, index, texts, batch_size)

@@ -15,11 +15,13 @@ from vlcomp.report.tables import subsets_table, write_csv
 
 def write_benchmark_outputs(
     items: pd.DataFrame, scores: pd.DataFrame, kind: str, benchmark: str, model: str,
-    options: dict[str, Any], scores_path: str | Path, json_path: str | Path,
+    options: dict[str, Any], scores_path: str | Path | None, json_path: str | Path,
     csv_path: str | Path,
 ) -> dict[str, Any]:
-    """Write the scores, compute the ``kind`` metrics and write their record and table."""
-    write_parquet(scores, scores_path)
+    """Write the scores (unless ``scores_path`` is None: they are already written), compute
+    the ``kind`` metrics and write their record and table."""
+    if scores_path is not None:
+        write_parquet(scores, scores_path)
     result = compute_metrics(kind, items, scores, benchmark=benchmark, **options)
     result["model"] = model
     write_json(result, json_path)

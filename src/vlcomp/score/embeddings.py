@@ -152,3 +152,27 @@ def load_stacked_embeddings(npys: Sequence[str | Path]) -> tuple[np.ndarray, dic
     if not arrays:
         raise ValueError("no embedding files given")
     return np.concatenate(arrays), rows
+
+
+def text_set(table: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(ids, texts) a benchmark needs embedded: retrieval queries (one row per query, keyed by
+    ``query_id``), a list of texts (keyed by the text), or choice items' distinct options."""
+    if "query_id" in table:
+        return table.query_id.tolist(), table.text.tolist()
+    if "text" in table:
+        return table.text.tolist(), table.text.tolist()
+    texts = unique_texts(table.texts)
+    return texts, texts
+
+
+def embed_text_sets(scorer, tables: Sequence[pd.DataFrame], npys: Sequence[str | Path],
+                    id_paths: Sequence[str | Path], batch_size: int = 32) -> int:
+    """Embed the `text_set` of each table (each distinct text once over all of them) and save
+    one array per table; returns the number of distinct texts."""
+    sets = [text_set(t) for t in tables]
+    distinct = sorted({t for _, texts in sets for t in texts})
+    vectors = embed_texts(scorer, distinct, batch_size=batch_size)
+    row = {t: k for k, t in enumerate(distinct)}
+    for (ids, texts), npy, ids_path in zip(sets, npys, id_paths, strict=True):
+        save_embeddings(vectors[[row[t] for t in texts]], ids, Path(npy), Path(ids_path))
+    return len(distinct)

@@ -1,0 +1,78 @@
+"""The parts of a pair-scoring model's single job (`workflow/scripts/score_pair_model.py`):
+retrieval galleries for log P(t|i) (VisualGPTScore Table 4), text-prior tables
+(VisualGPTScore Eq. 6) per benchmark from priors computed once over the union of texts, and
+where each benchmark's outputs come from in a `PlanScores`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from vlcomp.benchmarks.retrieval import finest_caption_queries, gallery_queries
+from vlcomp.metrics.debias import log_mean_exp
+from vlcomp.score.pairs import ImageRef, image_index
+
+
+class Gallery(NamedTuple):
+    """A retrieval gallery: its images, query texts and each text's image row."""
+
+    image_ids: list[str]
+    refs: list[ImageRef]
+    texts: list[str]
+    links: np.ndarray
+
+
+def gallery(image_ids: Iterable, queries: pd.DataFrame, images: pd.DataFrame,
+            cap: int | None) -> Gallery:
+    """The first ``cap`` gallery images (all when None) and the queries of those images."""
+    ids = [str(i) for i in image_ids][:cap]
+    rank = {i: k for k, i in enumerate(ids)}
+    mine = queries[queries.image_id.astype(str).isin(rank)]
+    index = {str(k): v for k, v in image_index([images]).items()}
+    missing = [i for i in ids if i not in index]
+    if missing:
+        raise ValueError(f"gallery images without a path in the image set: {missing[:3]}")
+    links = np.array([rank[str(i)] for i in mine.image_id], dtype=np.int64)
+    return Gallery(ids, [index[i] for i in ids], [str(t) for t in mine.text], links)
+
+
+def retrieval_galleries(gallery_ids: Iterable, queries: pd.DataFrame, test_images: pd.DataFrame,
+                        val_images: pd.DataFrame, captions: pd.DataFrame, query_mode: str,
+                        cap: int | None) -> dict[str, Gallery]:
+    """The test gallery of a retrieval benchmark and a validation gallery built the same way
+    (``query_mode`` ``all``: every caption, else the finest caption per image), for α*."""
+    val_ids = sorted(val_images.image_id.astype(str))[:cap]
+    make = gallery_queries if query_mode == "all" else finest_caption_queries
+    val_queries = make(captions[captions.split == "val"], val_ids)
+    return {"test": gallery(gallery_ids, queries, test_images, cap),
+            "val": gallery(val_ids, val_queries, val_images, cap)}
+
+
+def benchmark_texts(items: pd.DataFrame) -> list[str]:
+    """The distinct option texts of choice items, sorted."""
+    return sorted({t for texts in items.texts for t in texts})
+
+
+def prior_table(texts: Sequence[str], union: Sequence[str], null_per_image: np.ndarray,
+                train_per_image: np.ndarray | None = None,
+                llm: np.ndarray | None = None) -> pd.DataFrame:
+    """One benchmark's prior table from priors over the ``union`` of all benchmarks' texts:
+    ``text``, ``log_prior_null`` (log-mean-exp over null images), ``log_p_text_given_null``
+    (per null image), and ``log_prior_train`` / ``log_prior_llm`` when given. Each array's
+    rows follow ``union`` (``train_per_image``: texts × training images)."""
+    row = {t: k for k, t in enumerate(union)}
+    missing = [t for t in texts if t not in row]
+    if missing:
+        raise KeyError(f"text {missing[0]!r} has no prior")
+    rows = np.array([row[t] for t in texts], dtype=np.intp)
+    null = np.asarray(null_per_image, np.float64)[rows]
+    table = pd.DataFrame({"text": list(texts), "log_prior_null": log_mean_exp(null, axis=1),
+                          "log_p_text_given_null": [list(r) for r in null]})
+    if train_per_image is not None:
+        table["log_prior_train"] = log_mean_exp(np.asarray(train_per_image)[rows], axis=1)
+    if llm is not None:
+        table["log_prior_llm"] = np.asarray(llm, np.float64)[rows]
+    return table

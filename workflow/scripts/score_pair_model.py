@@ -1,0 +1,119 @@
+"""Everything one pair-scoring model computes, in one job, each picture through its vision
+tower once (`vlcomp.score.pair_plan`): the score matrices of every choice benchmark; for a
+captioner (log P(t|i)) also the text priors of the image->text benchmarks (null images, and
+optionally sampled training images and a text-only LM, each over the union of their texts)
+and the retrieval galleries' score matrices (test and validation); for a model that also
+embeds (BLIP ITM) its image and text embeddings, the images from the same vision states.
+
+Inputs: ``benchmarks`` (choice items, named by params ``choice``), ``imagesets``; optional
+``texts`` (text sources to embed), ``train_images``, and per retrieval benchmark (params
+``retrieval``) ``galleries``, ``queries``, ``test_images``, ``val_images``, ``captions``.
+Outputs: ``scores`` (one per choice benchmark); optional ``priors`` (one per params
+``alpha``) and ``prior_images``; ``retrieval`` (npz per retrieval benchmark); ``images``,
+``image_ids``, ``texts``, ``text_ids`` (embeddings, as embed_model writes them).
+"""
+
+from pathlib import Path
+
+import numpy as np
+
+from vlcomp.io import atomic_path, read_parquet, write_json, write_parquet
+from vlcomp.jobs import job_log
+from vlcomp.models.precision import use_for_this_job
+from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
+from vlcomp.score.embeddings import embed_text_sets, save_embeddings
+from vlcomp.score.pair_jobs import benchmark_texts, prior_table, retrieval_galleries
+from vlcomp.score.pair_plan import PairPlan, score_plan
+from vlcomp.score.pairs import image_index, table_refs
+from vlcomp.score.text_prior import log_prior_given_states, sample_image_ids
+from vlcomp.torch_threads import set_torch_threads
+
+
+def named(namespace, name):
+    """A named input/output/param list, empty when the rule has none."""
+    return list(getattr(namespace, name, None) or [])
+
+
+with job_log(snakemake.log[0]) as log:
+    p, inp, out = snakemake.params, snakemake.input, snakemake.output
+    set_torch_threads(p.threads)
+    use_for_this_job(p.device, p.autocast)
+    scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
+    passes = count_vision_passes(scorer)
+    tables = [read_parquet(path) for path in inp.imagesets]
+    images = image_index(tables)
+    plan = PairPlan()
+    choice = {name: read_parquet(path) for name, path in
+              zip(p.choice, inp.benchmarks, strict=True)}
+    for name, items in choice.items():
+        plan.add_items(items, images)
+        log.info("%s: %d items", name, len(items))
+    galleries = {}
+    for name, *files in zip(named(p, "retrieval"), named(inp, "galleries"),
+                            named(inp, "queries"), named(inp, "test_images"),
+                            named(inp, "val_images"), named(inp, "captions"), strict=True):
+        gallery_ids, queries, test, val, captions = (read_parquet(f) for f in files)
+        galleries[name] = retrieval_galleries(gallery_ids.image_id, queries, test, val,
+                                              captions, p.queries[name], p.gallery_images)
+        for split, g in galleries[name].items():
+            for ref in g.refs:
+                plan.want(ref, g.texts)
+            log.info("%s %s gallery: %d images, %d texts", name, split, len(g.refs),
+                     len(g.texts))
+    union = sorted({t for b in named(p, "alpha") for t in benchmark_texts(choice[b])})
+    train, train_refs, train_ids = getattr(p, "train_images", None), [], []
+    if named(out, "priors") and train:
+        pool = read_parquet(inp.train_images)
+        train_ids = sample_image_ids(pool.image_id, train["n"], train["seed"])
+        pool_index = {str(k): v for k, v in image_index([pool]).items()}
+        train_refs = [pool_index[i] for i in train_ids]
+        for ref in train_refs:
+            plan.want(ref, union)
+        log.info("prior: %d training images (seed %d): %s", len(train_ids), train["seed"],
+                 train_ids)
+    if named(out, "images"):
+        for table in tables:
+            for ref in table_refs(table):
+                plan.embed(ref)
+    scored = score_plan(scorer, plan, batch_size=p.batch_size, image_batch=p.image_batch,
+                        options=getattr(p, "pair_options", None))
+    for name, path in zip(p.choice, out.scores, strict=True):
+        write_parquet(scored.item_scores(choice[name], images), path)
+    for name, path in zip(named(p, "retrieval"), named(out, "retrieval"), strict=True):
+        g = galleries[name]
+        with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+            np.savez(handle, **{
+                field: array for split in ("test", "val") for field, array in (
+                    (split, scored.matrix(g[split].refs, g[split].texts)),
+                    (f"{split}_links", g[split].links),
+                    (f"{split}_images", np.array(g[split].image_ids)),
+                    (f"{split}_paths", np.array([r.path for r in g[split].refs])))})
+    if named(out, "priors"):
+        null = p.null
+        states = scorer.null_image_states(null["n"], mean=null["mean"], std=null["std"],
+                                          seed=null["seed"], space=null["space"])
+        _, null_matrix = log_prior_given_states(scorer, states, union, p.batch_size)
+        train_matrix = scored.matrix(train_refs, union).T if train_refs else None
+        llm, llm_scores = getattr(p, "llm", None), None
+        if llm:
+            from vlcomp.text.hf_text_scorers import CausalLMPrior
+
+            llm_scores = CausalLMPrior(llm["model"], p.device, llm.get("batch_size", 64),
+                                       llm.get("revision")).score(union)
+            log.info("and the text-only LM %s", llm["model"])
+        for name, path in zip(p.alpha, out.priors, strict=True):
+            write_parquet(prior_table(benchmark_texts(choice[name]), union, null_matrix,
+                                      train_matrix, llm_scores), path)
+        write_json({"null": null, "train_images": train_ids,
+                    "train_paths": [r.path for r in train_refs], "texts": len(union)},
+                   named(out, "prior_images")[0])
+        log.info("priors of %d texts: %d null images %s", len(union), null["n"], null)
+    if named(out, "images"):
+        for table, npy, ids in zip(tables, out.images, out.image_ids, strict=True):
+            save_embeddings(scored.embedding(table_refs(table)), table.image_id.tolist(), Path(npy),
+                            Path(ids))
+        n_texts = embed_text_sets(scorer, [read_parquet(t) for t in inp.texts], out.texts,
+                                  out.text_ids, batch_size=p.text_batch_size)
+        log.info("embedded %d image sets and %d distinct texts", len(tables), n_texts)
+    log.info(passes.summary())
