@@ -127,12 +127,12 @@ def fake_dag(tmp_path: Path) -> Path:
     write_parquet(pd.DataFrame({"text": ["p", "q"]}), priors / "toy.parquet")
     logs = work / "logs"
     (logs / "embed").mkdir(parents=True)
-    (logs / "pairs").mkdir(parents=True)
+    (logs / "score_pairs").mkdir(parents=True)
     (logs / "embed" / "dual.log").write_text(
         "INFO x\nINFO vision passes: 6 images through dual's vision tower in 2 calls\n")
-    (logs / "pairs" / "pairs.log").write_text(
+    (logs / "score_pairs" / "pairs.log").write_text(
         "vision passes: 7 images through pairs's vision tower in 1 calls\n")
-    (logs / "pairs" / "extra.log").write_text(
+    (logs / "score_pairs" / "extra.log").write_text(
         "vision passes: 2 images through pairs's vision tower in 1 calls\n")
     return work
 
@@ -141,7 +141,7 @@ def test_encode_counts_compare_passes_with_distinct_images(tmp_path):
     work = fake_dag(tmp_path)
     assert encodes.vision_passes(work) == {
         "dual": {"embed/dual.log": 6},
-        "pairs": {"pairs/extra.log": 2, "pairs/pairs.log": 7}}
+        "pairs": {"score_pairs/extra.log": 2, "score_pairs/pairs.log": 7}}
     dual, pairs = encodes.encode_counts(work)
     # 6 files, but copy_of_a0 has a0's bytes: 5 distinct images, so 6 passes are one too many
     assert (dual["model"], dual["vision_passes"], dual["distinct_images"]) == ("dual", 6, 5)
@@ -153,7 +153,7 @@ def test_encode_counts_compare_passes_with_distinct_images(tmp_path):
     assert pairs["family"] == "pair scorer" and pairs["job_local_images"] == 2
     # items 3, galleries 2, the prior's 3 images for its one benchmark
     assert pairs["reference_passes"] == 8
-    (work / "logs" / "pairs" / "extra.log").unlink()
+    (work / "logs" / "score_pairs" / "extra.log").unlink()
     assert encodes.encode_counts(work)[1]["equal"]
     with pytest.raises(ValueError, match="no 'vision passes' lines"):
         encodes.encode_counts(tmp_path)

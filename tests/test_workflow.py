@@ -267,20 +267,22 @@ def test_visualgptscore_from_a_captioner_trained_in_the_dag(tiny_run):
 
 
 @pytest.mark.slow
-def test_dual_encoders_encode_each_distinct_image_once(tiny_run):
-    """The performance target, checked on the DAG's own logs: every dual encoder's vision
-    passes equal the distinct images (by content) of the image sets it needs, well under
-    what the reference procedures would encode; and every job left a benchmark file."""
+def test_every_model_encodes_each_distinct_image_once(tiny_run):
+    """The performance target, checked on the DAG's own logs: every model's vision passes
+    equal the distinct images (by content) it needs (dual encoders: the image sets they
+    embed; the captioner: its benchmarks' pictures, retrieval galleries, prior images),
+    well under what the reference procedures would encode; and every job left a benchmark
+    file."""
     from vlcomp.bench.e2e import read_benchmarks
     from vlcomp.bench.encodes import encode_counts
 
     rows = {r["model"]: r for r in encode_counts(tiny_run)}
-    dual = [r for r in rows.values() if r["family"] == "dual encoder"]
-    assert len(dual) >= 5
-    for r in dual:
+    families = [r["family"] for r in rows.values()]
+    assert families.count("dual encoder") >= 5 and "pair scorer" in families
+    for r in rows.values():
         assert r["equal"], (r["model"], r["vision_passes"], r["distinct_images"],
                             r["passes_by_job"])
-        assert r["reference_passes"] > 2 * r["vision_passes"]
+        assert r["reference_passes"] > 1.5 * r["vision_passes"], r
     jobs = read_benchmarks(tiny_run)
     assert {"world", "train_clip", "embed_model", "score_and_metrics", "train_detectors",
             "score_generative", "pair_metrics"} <= set(jobs.rule)

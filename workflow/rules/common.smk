@@ -230,6 +230,10 @@ CHOICE_BENCHMARKS = [
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
 ]
 CHOICE_BENCHMARK_PATTERN = union(CHOICE_BENCHMARKS)
+# the image sets choice benchmarks show (one image id, one picture: no shuffled copies)
+CHOICE_IMAGESETS = sorted(
+    {s for b in CHOICE_BENCHMARKS for s in BENCHMARK_IMAGESETS[b]}
+)
 RETRIEVAL_BENCHMARK_PATTERN = union(RETRIEVAL_BENCHMARKS)
 
 # Image sets and text sets every evaluated model embeds, in one job per model (loading torch

@@ -112,6 +112,9 @@ rule score_pairs:
             "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
         ),
         imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
+        ),
+        embed_imagesets=expand(
             "results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS
         ),
         texts=[text_source(b) for b in BENCHMARKS],
@@ -136,7 +139,7 @@ rule score_pairs:
             benchmark=BENCHMARKS,
         ),
     log:
-        "logs/pairs/{model}.log",
+        "logs/score_pairs/{model}.log",
     benchmark:
         "benchmarks/score_pairs/{model}.tsv"
     wildcard_constraints:

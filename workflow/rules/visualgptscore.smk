@@ -10,10 +10,7 @@ rule score_generative:
             "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
         ),
         imagesets=expand(
-            "results/imagesets/{imageset}.parquet",
-            imageset=sorted(
-                {s for b in CHOICE_BENCHMARKS for s in BENCHMARK_IMAGESETS[b]}
-            ),
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
         ),
         galleries=retrieval_inputs("galleries"),
         queries=retrieval_inputs("queries"),
@@ -40,7 +37,7 @@ rule score_generative:
             "results/scores/{{model}}/{benchmark}.npz", benchmark=RETRIEVAL_BENCHMARKS
         ),
     log:
-        "logs/pairs/{model}.log",
+        "logs/score_pairs/{model}.log",
     benchmark:
         "benchmarks/score_generative/{model}.tsv"
     wildcard_constraints:

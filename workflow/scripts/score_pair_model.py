@@ -5,9 +5,10 @@ optionally sampled training images and a text-only LM, each over the union of th
 and the retrieval galleries' score matrices (test and validation); for a model that also
 embeds (BLIP ITM) its image and text embeddings, the images from the same vision states.
 
-Inputs: ``benchmarks`` (choice items, named by params ``choice``), ``imagesets``; optional
-``texts`` (text sources to embed), ``train_images``, and per retrieval benchmark (params
-``retrieval``) ``galleries``, ``queries``, ``test_images``, ``val_images``, ``captions``.
+Inputs: ``benchmarks`` (choice items, named by params ``choice``), ``imagesets`` (theirs);
+optional ``embed_imagesets`` and ``texts`` (image sets and text sources to embed),
+``train_images``, and per retrieval benchmark (params ``retrieval``) ``galleries``,
+``queries``, ``test_images``, ``val_images``, ``captions``.
 Outputs: ``scores`` (one per choice benchmark); optional ``priors`` (one per params
 ``alpha``) and ``prior_images``; ``retrieval`` (npz per retrieval benchmark); ``images``,
 ``image_ids``, ``texts``, ``text_ids`` (embeddings, as embed_model writes them).
@@ -72,10 +73,10 @@ with job_log(snakemake.log[0]) as log:
             plan.want(ref, union)
         log.info("prior: %d training images (seed %d): %s", len(train_ids), train["seed"],
                  train_ids)
-    if named(out, "images"):
-        for table in tables:
-            for ref in table_refs(table):
-                plan.embed(ref)
+    embed_tables = [read_parquet(path) for path in named(inp, "embed_imagesets")]
+    for table in embed_tables:
+        for ref in table_refs(table):
+            plan.embed(ref)
     scored = score_plan(scorer, plan, batch_size=p.batch_size, image_batch=p.image_batch,
                         options=getattr(p, "pair_options", None))
     for name, path in zip(p.choice, out.scores, strict=True):
@@ -110,10 +111,10 @@ with job_log(snakemake.log[0]) as log:
                    named(out, "prior_images")[0])
         log.info("priors of %d texts: %d null images %s", len(union), null["n"], null)
     if named(out, "images"):
-        for table, npy, ids in zip(tables, out.images, out.image_ids, strict=True):
+        for table, npy, ids in zip(embed_tables, out.images, out.image_ids, strict=True):
             save_embeddings(scored.embedding(table_refs(table)), table.image_id.tolist(), Path(npy),
                             Path(ids))
         n_texts = embed_text_sets(scorer, [read_parquet(t) for t in inp.texts], out.texts,
                                   out.text_ids, batch_size=p.text_batch_size)
-        log.info("embedded %d image sets and %d distinct texts", len(tables), n_texts)
+        log.info("embedded %d image sets and %d distinct texts", len(embed_tables), n_texts)
     log.info(passes.summary())
