@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from vlcomp.metrics.debias import log_mean_exp
 from vlcomp.seeding import stable_rng
@@ -43,14 +44,22 @@ def gaussian_null_pixels(n: int, image_size: int, *, mean: float = 1.0, std: flo
 
 
 def log_prior_given_states(scorer: Any, states: torch.Tensor, texts: Sequence[str],
-                           batch_size: int = 32) -> tuple[np.ndarray, np.ndarray]:
+                           batch_size: int = 32, chunk: int = 2048,
+                           desc: str = "log P(t | prior images)") -> tuple[np.ndarray, np.ndarray]:
     """(log P(t) per text, log P(t | i_k) per text and image (n_texts, n_images)) from the
-    vision states of n images, with the captioner's `log_likelihood_given_states`."""
+    vision states of n images, with the captioner's `log_likelihood_given_states`; ``chunk``
+    texts at a time, with a progress bar."""
     n_images = int(states.shape[0])
-    pair_texts = [t for t in texts for _ in range(n_images)]
-    index = torch.arange(n_images).repeat(len(texts))
-    per_image = scorer.log_likelihood_given_states(states, index, pair_texts, batch_size)
-    per_image = np.asarray(per_image, np.float64).reshape(len(texts), n_images)
+    per_image = np.empty((len(texts), n_images), dtype=np.float64)
+    with tqdm(total=len(texts), desc=desc, unit="text", mininterval=5) as bar:
+        for start in range(0, len(texts), chunk):
+            part = list(texts[start : start + chunk])
+            pair_texts = [t for t in part for _ in range(n_images)]
+            index = torch.arange(n_images).repeat(len(part))
+            scores = scorer.log_likelihood_given_states(states, index, pair_texts, batch_size)
+            per_image[start : start + len(part)] = np.asarray(scores, np.float64).reshape(
+                len(part), n_images)
+            bar.update(len(part))
     return log_mean_exp(per_image, axis=1), per_image
 
 
