@@ -43,6 +43,8 @@ PAPER_JOBS = {
     # VisualGPTScore: 2 BLIP captioners x 7 image->text benchmarks; Tables 1, 2 and 4
     "alpha_curve": 14, "table_visualgptscore": 1,
     "table_visualgptscore_methods": 1, "generative_retrieval": 4,
+    # bootstrap CIs and paired tests per choice benchmark
+    "uncertainty": 9,
 }
 
 

@@ -286,3 +286,23 @@ def test_every_model_encodes_each_distinct_image_once(tiny_run):
     jobs = read_benchmarks(tiny_run)
     assert {"world", "train_clip", "embed_model", "score_and_metrics", "train_detectors",
             "score_generative", "pair_metrics"} <= set(jobs.rule)
+
+
+@pytest.mark.slow
+def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
+    """Bootstrap CIs hold each model's reported metric, and the paired tables compare every
+    two models on the same items."""
+    for benchmark in ("sugarcrepe", "vg_relation", "bivlc", "winoground", "order"):
+        intervals = pd.read_csv(tiny_run / f"results/uncertainty/{benchmark}.csv")
+        assert (intervals.ci_low <= intervals.value).all()
+        assert (intervals.value <= intervals.ci_high).all()
+        n_models = intervals.model.nunique()
+        pairs = pd.read_csv(tiny_run / f"results/uncertainty/{benchmark}_comparisons.csv")
+        assert len(pairs) == n_models * (n_models - 1) // 2 * intervals.metric.nunique()
+        assert pairs.p_mcnemar.between(0, 1).all() and pairs.p_bootstrap.between(0, 1).all()
+    record = json.loads((tiny_run / "results/metrics/world_clip/sugarcrepe.json").read_text())
+    intervals = pd.read_csv(tiny_run / "results/uncertainty/sugarcrepe.csv")
+    row = intervals[(intervals.model == "world_clip") & (intervals.metric == "accuracy")]
+    assert row.value.iloc[0] == pytest.approx(record["overall"]["accuracy"], abs=0.01)
+    seeds = pd.read_csv(tiny_run / "results/uncertainty/sugarcrepe_seeds.csv")
+    assert "CLIP-FT" in set(seeds.group) and (seeds.seed_std >= 0).all()

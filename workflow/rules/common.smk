@@ -82,6 +82,13 @@ CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
+# bootstrap CIs over test items and paired tests (vlcomp.metrics.uncertainty)
+UNCERTAINTY = {
+    "resamples": 1000,
+    "seed": 0,
+    "confidence": 0.95,
+    **config.get("uncertainty", {}),
+}
 # Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;
 # models without embeddings (BLIP's captioner) skip retrieval.
 # Generative scorers (log P(t|i)) and the benchmarks whose image->text choices alpha affects
@@ -522,6 +529,7 @@ def all_tables():
         for t in list(tables)
         if t.removeprefix("results/tables/").removesuffix(".md") in PUBLISHED_FOR
     ]
+    tables += expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS)
     return tables
 
 

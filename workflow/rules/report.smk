@@ -375,3 +375,35 @@ rule table_vs_published:
         aliases=PUBLISHED_ALIASES,
     script:
         "../scripts/report_vs_published.py"
+
+
+rule uncertainty:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        scores=expand("results/scores/{model}/{{benchmark}}.parquet", model=MODELS),
+    output:
+        intervals="results/uncertainty/{benchmark}.csv",
+        comparisons="results/uncertainty/{benchmark}_comparisons.csv",
+        seeds="results/uncertainty/{benchmark}_seeds.csv",
+    log:
+        "logs/uncertainty/{benchmark}.log",
+    benchmark:
+        "benchmarks/uncertainty/{benchmark}.tsv"
+    wildcard_constraints:
+        benchmark=CHOICE_BENCHMARK_PATTERN,
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+        models=MODELS,
+        groups=MODEL_GROUPS,
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+    script:
+        "../scripts/uncertainty.py"

@@ -478,9 +478,9 @@ def _markdown_row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
 
-def to_csv_text(df: pd.DataFrame, decimals: int = CSV_DECIMALS) -> str:
+def to_csv_text(df: pd.DataFrame, decimals: int = CSV_DECIMALS, index: bool = True) -> str:
     """CSV text with fixed decimals and ``\\n`` line endings."""
-    return df.to_csv(float_format=f"%.{decimals}f", lineterminator="\n")
+    return df.to_csv(float_format=f"%.{decimals}f", lineterminator="\n", index=index)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -497,9 +497,9 @@ def subsets_table(result: Mapping[str, Any]) -> pd.DataFrame:
     return df
 
 
-def write_csv(df: pd.DataFrame, path: Path | str) -> Path:
+def write_csv(df: pd.DataFrame, path: Path | str, index: bool = True) -> Path:
     """Write one table as CSV (4 decimals) atomically."""
-    _atomic_write(Path(path), to_csv_text(df))
+    _atomic_write(Path(path), to_csv_text(df, index=index))
     return Path(path)
 
 

@@ -1,0 +1,235 @@
+"""Uncertainty of benchmark metrics over test items: bootstrap confidence intervals, and paired
+tests between models scored on the same items.
+
+Every headline metric of a choice benchmark is an aggregate of per-item 0/1 outcomes
+(`Outcome`): a micro mean over the counted items (SugarCrepe accuracy, BiVLC I2T/T2I/Group,
+Winoground text/image/group scores, BISON accuracy), or a macro mean over groups (ARO's
+VG-Relation / VG-Attribution over relations or attribute pairs, the Order benchmarks' mean
+over perturbation seeds). `headline_outcomes` builds them from a benchmark table merged with
+one model's scores; on the full sample each equals the number `compute_metrics` reports.
+
+Resampling draws items with replacement (multinomial weights, one seeded generator per
+benchmark), so a resample is the same for every model and a paired difference uses the same
+items on both sides. Intervals are percentile intervals; the paired p-value is the two-sided
+bootstrap p of the difference, and McNemar's exact test (binomial on the discordant items)
+is reported beside it. Seeds of training runs and of perturbations are not resampled here:
+their spread is reported separately (`seed_spread`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from vlcomp.metrics.benchmarks import item_correct, merge_scores
+from vlcomp.metrics.choice import as_matrix, combine_pair_columns, pair_scores_batch
+from vlcomp.seeding import stable_rng
+
+
+@dataclass
+class Outcome:
+    """Per-item 0/1 outcomes of one metric: ``counted`` items enter it, as a micro mean, or
+    as a macro mean over ``groups`` (each counted item's group; None: micro)."""
+
+    metric: str
+    values: np.ndarray
+    counted: np.ndarray
+    groups: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.values = np.asarray(self.values, dtype=np.float64)
+        self.counted = np.asarray(self.counted, dtype=bool)
+        if self.groups is None:
+            columns = self.counted[:, None]
+        else:
+            names = sorted({g for g, c in zip(self.groups, self.counted, strict=True) if c})
+            columns = (np.stack([(self.groups == g) & self.counted for g in names], axis=1)
+                       if names else np.zeros((len(self.values), 0), dtype=bool))
+        self._columns = columns.astype(np.float64)  # items x (1 or groups), 0/1
+        self._hits = self._columns * self.values[:, None]
+
+    def value(self, resample_weights: np.ndarray | None = None) -> np.ndarray:
+        """The metric in percent for each row of ``resample_weights`` (items' multiplicities,
+        shape (r, n_items)); the full sample when None. NaN where nothing is counted."""
+        w = np.ones((1, len(self.values))) if resample_weights is None else resample_weights
+        if self._columns.shape[1] == 0:
+            return np.full(len(w), np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_column = (w @ self._hits) / (w @ self._columns)
+            if self.groups is None:
+                return 100.0 * per_column[:, 0]
+            empty = np.isnan(per_column).all(axis=1)
+            out = np.full(len(w), np.nan)
+            out[~empty] = np.nanmean(per_column[~empty], axis=1)
+        return 100.0 * out
+
+
+def _single(df: pd.DataFrame, column: str) -> Any:
+    values = set(df[column])
+    if len(values) != 1:
+        raise ValueError(f"column {column!r} must hold one value, found {sorted(values)}")
+    return values.pop()
+
+
+def _pair_columns(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    scores = np.stack([as_matrix(m) for m in df["scores"]]) if len(df) else np.zeros((0, 2, 2))
+    flags = pair_scores_batch(scores, _single(df, "tie_policy"))
+    return combine_pair_columns(flags["Ipos2T"], flags["Ineg2T"], flags["Tpos2I"],
+                                flags["Tneg2I"])
+
+
+def headline_outcomes(kind: str, merged: pd.DataFrame,
+                      options: Mapping[str, Any] | None = None) -> list[Outcome]:
+    """The outcomes of a benchmark's table metrics, from its items merged with one model's
+    ``scores`` (`merge_scores`); ``options`` as `compute_metrics` takes them."""
+    options = dict(options or {})
+    everyone = np.ones(len(merged), dtype=bool)
+    if kind in ("bivlc", "winoground"):  # Winoground's text / image / group scores
+        columns = _pair_columns(merged)
+        return [Outcome(n, columns[n], everyone) for n in ("I2T", "T2I", "Group")]
+    correct = item_correct(merged).astype(np.float64)
+    subsets = (merged["subset"].astype(str).to_numpy() if "subset" in merged
+               else np.full(len(merged), "all"))
+    if kind in ("aro_relation", "aro_attribution"):
+        min_count = int(options.get("min_count", 25 if kind == "aro_attribution" else 0))
+        symmetric = set(options.get("symmetric", ())) if kind == "aro_relation" else set()
+        sizes = pd.Series(subsets).value_counts()
+        kept = np.array([s not in symmetric and sizes[s] >= min_count for s in subsets],
+                        dtype=bool)
+        return [Outcome("macro_accuracy", correct, kept, subsets),
+                Outcome("micro_accuracy", correct, everyone)]
+    if kind == "order":
+        seeds = (merged["seed"].astype(str).to_numpy() if "seed" in merged
+                 else np.zeros(len(merged)).astype(str))
+        return [Outcome("mean", correct, everyone, seeds)]
+    if kind == "sugarcrepe":
+        return [Outcome("accuracy", correct, everyone)] + [
+            Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
+    if kind == "bison":
+        return [Outcome("accuracy", correct, everyone)]
+    if kind == "bison_altered":
+        return [Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
+    raise ValueError(f"no uncertainty for metric kind {kind!r}")
+
+
+def resample_weights(n_items: int, n_resamples: int, rng: np.random.Generator,
+                     chunk: int = 100) -> list[np.ndarray]:
+    """Item multiplicities of ``n_resamples`` bootstrap resamples, in chunks of rows."""
+    if n_items < 1 or n_resamples < 1:
+        raise ValueError(f"need items and resamples, got {n_items} and {n_resamples}")
+    out, left = [], n_resamples
+    while left:
+        rows = min(chunk, left)
+        out.append(rng.multinomial(n_items, np.full(n_items, 1.0 / n_items), size=rows)
+                   .astype(np.float64))
+        left -= rows
+    return out
+
+
+def bootstrap_rng(benchmark: str, seed: int) -> np.random.Generator:
+    """The resampling generator of one benchmark: the same resamples for every model."""
+    return stable_rng(f"bootstrap:{benchmark}", seed)
+
+
+@dataclass
+class Bootstrap:
+    """Bootstrap distributions of several models' outcomes on one benchmark's items."""
+
+    outcomes: dict[str, list[Outcome]]  # model -> outcomes (same metrics, same items)
+    draws: dict[tuple[str, str], np.ndarray]  # (model, metric) -> values per resample
+    confidence: float
+
+    def interval(self, draws: np.ndarray) -> tuple[float, float]:
+        tail = (1.0 - self.confidence) / 2 * 100
+        finite = draws[np.isfinite(draws)]
+        if not len(finite):
+            return float("nan"), float("nan")
+        low, high = np.percentile(finite, [tail, 100 - tail])
+        return float(low), float(high)
+
+    def table(self) -> pd.DataFrame:
+        """One row per model and metric: value, CI bounds, items counted."""
+        rows = []
+        for model, outcomes in self.outcomes.items():
+            for o in outcomes:
+                low, high = self.interval(self.draws[model, o.metric])
+                rows.append({"model": model, "metric": o.metric, "value": float(o.value()[0]),
+                             "ci_low": low, "ci_high": high, "n": int(o.counted.sum())})
+        return pd.DataFrame(rows)
+
+    def comparisons(self, pairs: Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+        """Paired differences (a - b) per metric: value, CI, bootstrap p and McNemar p."""
+        models = list(self.outcomes)
+        pairs = pairs or [(a, b) for i, a in enumerate(models) for b in models[i + 1:]]
+        rows = []
+        for a, b in pairs:
+            for oa, ob in zip(self.outcomes[a], self.outcomes[b], strict=True):
+                diff = self.draws[a, oa.metric] - self.draws[b, ob.metric]
+                low, high = self.interval(diff)
+                rows.append({"model_a": a, "model_b": b, "metric": oa.metric,
+                             "difference": float(oa.value()[0] - ob.value()[0]),
+                             "ci_low": low, "ci_high": high,
+                             "p_bootstrap": paired_bootstrap_p(diff),
+                             **mcnemar(oa, ob)})
+        return pd.DataFrame(rows)
+
+
+def paired_bootstrap_p(differences: np.ndarray) -> float:
+    """Two-sided bootstrap p of a difference: twice the smaller share of resamples on either
+    side of zero (ties count half), at most 1."""
+    d = differences[np.isfinite(differences)]
+    if not len(d):
+        return float("nan")
+    below = (np.sum(d < 0) + 0.5 * np.sum(d == 0)) / len(d)
+    return float(min(1.0, 2 * min(below, 1 - below)))
+
+
+def mcnemar(a: Outcome, b: Outcome) -> dict[str, Any]:
+    """McNemar's exact test on the counted items: b01 (a right, b wrong) against b10."""
+    counted = a.counted & b.counted
+    only_a = int(np.sum((a.values == 1) & (b.values == 0) & counted))
+    only_b = int(np.sum((a.values == 0) & (b.values == 1) & counted))
+    n = only_a + only_b
+    p = binomtest(only_a, n, 0.5).pvalue if n else 1.0
+    return {"only_a": only_a, "only_b": only_b, "p_mcnemar": float(p)}
+
+
+def bootstrap_models(kind: str, items: pd.DataFrame, scores: Mapping[str, pd.DataFrame], *,
+                     benchmark: str, options: Mapping[str, Any] | None = None,
+                     n_resamples: int = 1000, seed: int = 0,
+                     confidence: float = 0.95) -> Bootstrap:
+    """Bootstrap every model's headline metrics of one benchmark over the same resamples."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    outcomes = {model: headline_outcomes(kind, merge_scores(items, table), options)
+                for model, table in scores.items()}
+    draws: dict[tuple[str, str], list[np.ndarray]] = {
+        (m, o.metric): [] for m, outs in outcomes.items() for o in outs}
+    for weights in resample_weights(len(items), n_resamples, bootstrap_rng(benchmark, seed)):
+        for model, outs in outcomes.items():
+            for o in outs:
+                draws[model, o.metric].append(o.value(weights))
+    return Bootstrap(outcomes, {k: np.concatenate(v) for k, v in draws.items()}, confidence)
+
+
+def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """Per model group with several seeds and metric: the mean over seeds, the seeds'
+    standard deviation (ddof=1: the training-run spread) and the mean bootstrap CI width
+    (the item spread), side by side."""
+    rows = []
+    for group, members in groups.items():
+        mine = table[table.model.isin(members)]
+        if len(set(mine.model)) < 2:
+            continue
+        for metric, part in mine.groupby("metric", sort=False):
+            rows.append({"group": group, "metric": metric, "seeds": len(part),
+                         "mean": float(part.value.mean()),
+                         "seed_std": float(part.value.std(ddof=1)),
+                         "mean_ci_width": float((part.ci_high - part.ci_low).mean())})
+    return pd.DataFrame(rows, columns=["group", "metric", "seeds", "mean", "seed_std",
+                                       "mean_ci_width"])

@@ -1,0 +1,152 @@
+"""Bootstrap CIs over items, paired tests and seed spreads (vlcomp.metrics.uncertainty)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vlcomp.benchmarks.schema import make_items
+from vlcomp.metrics.benchmarks import compute_metrics, merge_scores
+from vlcomp.metrics.uncertainty import (
+    Outcome,
+    bootstrap_models,
+    headline_outcomes,
+    mcnemar,
+    paired_bootstrap_p,
+    seed_spread,
+)
+
+
+def choice_bench(n: int, protocol: str, subsets: list[str], seed: int = 0, skill: float = 0.7,
+                 extra: dict | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Items of one protocol and random scores that pick the right option with ``skill``."""
+    rng = np.random.default_rng(seed)
+    shape = {"i2t": (1, 2), "t2i": (2, 1), "pair": (2, 2)}[protocol]
+    rows, scores = [], []
+    for k in range(n):
+        rows.append({"item_id": f"i{k}", "subset": subsets[k % len(subsets)],
+                     "image_ids": [f"m{j}" for j in range(shape[0])],
+                     "texts": [f"t{j}" for j in range(shape[1])], "protocol": protocol,
+                     "label": 0, "tie_policy": "strict",
+                     **{c: v[k % len(v)] for c, v in (extra or {}).items()}})
+        matrix = rng.normal(size=shape)
+        if rng.random() < skill:
+            matrix += 3 * np.eye(*shape)
+        scores.append({"item_id": f"i{k}", "scores": matrix.tolist()})
+    return make_items(rows), pd.DataFrame(scores)
+
+
+CASES = {
+    "sugarcrepe": ("i2t", ["add_obj", "replace_att", "swap_obj"], {}, {}),
+    "aro_relation": ("i2t", ["on", "near", "left of", "rare"], {},
+                     {"symmetric": ["near"], "min_count": 30}),
+    "aro_attribution": ("i2t", ["red_blue", "big_small", "odd"], {}, {"min_count": 40}),
+    "order": ("i2t", ["shuffle_nouns"], {"seed": [0, 1, 2]}, {}),
+    "bison": ("t2i", ["bison"], {}, {}),
+    "bivlc": ("pair", ["replace_obj", "swap_att", "add_obj"], {}, {}),
+    "winoground": ("pair", ["Object", "Relation"], {}, {}),
+}
+REPORTED = {  # the numbers compute_metrics puts in "overall" for each headline metric
+    "sugarcrepe": {"accuracy": "accuracy"},
+    "aro_relation": {"macro_accuracy": "macro_accuracy", "micro_accuracy": "micro_accuracy"},
+    "aro_attribution": {"macro_accuracy": "macro_accuracy", "micro_accuracy": "micro_accuracy"},
+    "order": {"mean": "mean"},
+    "bison": {"accuracy": "accuracy"},
+    "bivlc": {"I2T": "I2T", "T2I": "T2I", "Group": "Group"},
+    "winoground": {"I2T": "I2T", "T2I": "T2I", "Group": "Group"},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_full_sample_values_are_the_reported_metrics(kind):
+    protocol, subsets, extra, options = CASES[kind]
+    items, scores = choice_bench(301, protocol, subsets, extra=extra)
+    if kind == "aro_relation":  # a relation below min_count
+        items.loc[items.subset == "rare", "subset"] = ["rare"] * 20 + ["on"] * (
+            int((items.subset == "rare").sum()) - 20)
+    reported = compute_metrics(kind, items, scores, benchmark=kind, **options)["overall"]
+    outcomes = {o.metric: o for o in headline_outcomes(kind, merge_scores(items, scores),
+                                                       options)}
+    for metric, key in REPORTED[kind].items():
+        assert outcomes[metric].value()[0] == pytest.approx(reported[key], abs=0.01), metric
+    if kind == "sugarcrepe":
+        per_subset = compute_metrics(kind, items, scores)["subsets"]
+        for name, entry in per_subset.items():
+            assert outcomes[f"{name} accuracy"].value()[0] == pytest.approx(entry["accuracy"],
+                                                                          abs=0.01)
+
+
+def test_intervals_hold_the_value_shrink_with_items_and_repeat_by_seed():
+    widths = []
+    for n in (200, 3200):
+        items, scores = choice_bench(n, "i2t", ["a"], skill=0.6)
+        boot = bootstrap_models("sugarcrepe", items, {"m": scores}, benchmark="b",
+                                n_resamples=400, seed=0)
+        row = boot.table().iloc[0]
+        assert row.ci_low < row.value < row.ci_high and row.n == n
+        widths.append(row.ci_high - row.ci_low)
+        again = bootstrap_models("sugarcrepe", items, {"m": scores}, benchmark="b",
+                                 n_resamples=400, seed=0).table()
+        pd.testing.assert_frame_equal(boot.table(), again)
+        other = bootstrap_models("sugarcrepe", items, {"m": scores}, benchmark="b",
+                                 n_resamples=400, seed=1)
+        assert not np.array_equal(other.draws["m", "accuracy"], boot.draws["m", "accuracy"])
+    assert 3 < widths[0] / widths[1] < 5.5  # about sqrt(16) = 4
+    # the binomial standard error: a 95 % interval of about ±1.96 sqrt(p(1-p)/n)
+    p = 0.6 + 0.4 * 0.5  # right when boosted, else a coin flip
+    assert widths[1] == pytest.approx(2 * 1.96 * 100 * np.sqrt(p * (1 - p) / 3200), rel=0.25)
+
+
+def test_paired_comparisons_use_the_same_items():
+    items, good = choice_bench(600, "i2t", ["a"], seed=1, skill=0.8)
+    _, weak = choice_bench(600, "i2t", ["a"], seed=2, skill=0.3)
+    boot = bootstrap_models("sugarcrepe", items, {"good": good, "copy": good, "weak": weak},
+                            benchmark="b", n_resamples=500, seed=0)
+    pairs = boot.comparisons().set_index(["model_a", "model_b", "metric"])
+    same = pairs.loc[("good", "copy", "accuracy")]
+    assert same.difference == 0 and same.p_bootstrap == 1 and same.p_mcnemar == 1
+    assert same.ci_low == same.ci_high == 0
+    far = pairs.loc[("good", "weak", "accuracy")]
+    assert far.difference > 20 and far.p_bootstrap < 0.01 and far.p_mcnemar < 1e-6
+    assert far.ci_low > 0 and far.only_a > far.only_b
+
+
+def test_mcnemar_and_bootstrap_p_by_hand():
+    a = Outcome("m", np.array([1, 1, 1, 0, 1, 0]), np.ones(6, bool))
+    b = Outcome("m", np.array([0, 0, 1, 0, 1, 1]), np.ones(6, bool))
+    result = mcnemar(a, b)
+    assert (result["only_a"], result["only_b"]) == (2, 1)
+    assert result["p_mcnemar"] == pytest.approx(1.0)  # binomial(2 of 3, 1/2), two-sided
+    assert paired_bootstrap_p(np.array([1.0, 2.0, 3.0, -1.0])) == pytest.approx(0.5)
+    assert paired_bootstrap_p(np.array([1.0, 2.0])) == 0.0
+
+
+def test_macro_metrics_resample_items_not_groups():
+    """A macro over groups: each resample recomputes every group's accuracy, and a group
+    outside the macro (too small) never enters it."""
+    values = np.array([1, 1, 0, 0, 1, 0])
+    groups = np.array(["x", "x", "y", "y", "z", "z"])
+    counted = groups != "z"
+    o = Outcome("macro", values, counted, groups)
+    assert o.value()[0] == 50.0  # x 100 %, y 0 %
+    weights = np.array([[2, 0, 0, 1, 3, 0], [0, 0, 1, 1, 0, 0]], dtype=float)
+    assert o.value(weights).tolist() == [50.0, 0.0]  # the second draws only y: y alone
+
+
+def test_seed_spread_sets_training_seeds_beside_item_spread():
+    table = pd.DataFrame({"model": ["a_s0", "a_s1", "a_s2", "b"], "metric": ["acc"] * 4,
+                          "value": [60.0, 62.0, 64.0, 50.0], "ci_low": [55.0, 57, 59, 45],
+                          "ci_high": [65.0, 67, 69, 55]})
+    spread = seed_spread(table, {"a": ["a_s0", "a_s1", "a_s2"], "b": ["b"]})
+    assert spread.to_dict("records") == [{"group": "a", "metric": "acc", "seeds": 3,
+                                          "mean": 62.0, "seed_std": 2.0,
+                                          "mean_ci_width": 10.0}]
+
+
+def test_unknown_kind_and_bad_confidence_are_named():
+    items, scores = choice_bench(10, "i2t", ["a"])
+    with pytest.raises(ValueError, match="kind 'retrieval'"):
+        headline_outcomes("retrieval", merge_scores(items, scores))
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_models("sugarcrepe", items, {"m": scores}, benchmark="b", confidence=95)
