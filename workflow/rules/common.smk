@@ -475,6 +475,18 @@ def aro_columns():
     return {b: label for b, label in columns.items() if b in BENCHMARKS}
 
 
+def benchmark_labels():
+    """Display names of the choice benchmarks (cross-benchmark tables and figures)."""
+    names = {
+        "sugarcrepe": "SugarCrepe",
+        "bivlc": "BiVLC",
+        "winoground": "Winoground",
+        "bison": "BISON",
+        "bison_altered": "BISON altered",
+    }
+    return names | aro_columns() | VGS_NAMES
+
+
 def aro6_downstream():
     """ARO Table 6 downstream rows: R@1 both ways of each retrieval benchmark."""
     rows = {}
@@ -530,6 +542,8 @@ def all_tables():
         if t.removeprefix("results/tables/").removesuffix(".md") in PUBLISHED_FOR
     ]
     tables += expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS)
+    if len(MODELS) >= 3 and len(CHOICE_BENCHMARKS) >= 2:
+        tables += ["results/tables/analysis/rank_correlation.md"]
     return tables
 
 

@@ -407,3 +407,29 @@ rule uncertainty:
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/uncertainty.py"
+
+
+rule rank_correlation:
+    input:
+        expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS),
+    output:
+        csv="results/tables/analysis/rank_correlation.csv",
+        md="results/tables/analysis/rank_correlation.md",
+        png="results/figures/rank_correlation.png",
+        pdf="results/figures/rank_correlation.pdf",
+    log:
+        "logs/report/rank_correlation.log",
+    benchmark:
+        "benchmarks/rank_correlation.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        benchmarks=CHOICE_BENCHMARKS,
+        kinds=BENCHMARK_KIND,
+        labels=benchmark_labels(),
+    script:
+        "../scripts/rank_correlation.py"

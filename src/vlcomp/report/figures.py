@@ -109,6 +109,22 @@ def _save_png(fig: Figure, path: Path | str, title: str | None) -> Path:
     return path
 
 
+FIGURE_METADATA = {"png": {"Software": None},
+                   "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
+
+
+def save_figure(fig: Figure, path: Path | str) -> Path:
+    """Write a figure atomically as PNG or PDF (from the suffix; dpi 150), without software
+    tags or dates, so equal values give equal bytes."""
+    path = Path(path)
+    kind = path.suffix.lstrip(".").lower()
+    if kind not in FIGURE_METADATA:
+        raise ValueError(f"{path}: figures are written as .png or .pdf")
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=kind, dpi=DPI, metadata=FIGURE_METADATA[kind])
+    return path
+
+
 def _wrap(label: str) -> str:
     """Break an axis label of several words into two lines near its middle."""
     words = label.split()

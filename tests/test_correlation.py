@@ -1,0 +1,60 @@
+"""Cross-benchmark rank correlation of models (BiVLC Finding 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vlcomp.report.correlation import (
+    correlation_square,
+    headline_matrix,
+    plot_heatmap,
+    rank_correlations,
+)
+
+
+def interval_table(values: dict[str, float], metric: str) -> pd.DataFrame:
+    return pd.DataFrame({"model": list(values), "metric": metric, "value": list(values.values()),
+                         "ci_low": 0.0, "ci_high": 100.0, "n": 10})
+
+
+def test_headline_columns_and_correlations():
+    intervals = {
+        "sugarcrepe": interval_table({"a": 60, "b": 70, "c": 80, "d": 90}, "accuracy"),
+        "vg_relation": interval_table({"a": 50, "b": 55, "c": 52, "d": 70}, "macro_accuracy"),
+        "bivlc": pd.concat([interval_table({"a": 1, "b": 2, "c": 3}, m)
+                            for m in ("I2T", "T2I", "Group")]),
+    }
+    kinds = {"sugarcrepe": "sugarcrepe", "vg_relation": "aro_relation", "bivlc": "bivlc"}
+    matrix = headline_matrix(intervals, kinds, {"sugarcrepe": "SugarCrepe",
+                                                "vg_relation": "VG-Relation"})
+    assert list(matrix.columns) == ["SugarCrepe", "VG-Relation", "bivlc I2T", "bivlc T2I",
+                                    "bivlc Group"]
+    assert np.isnan(matrix.loc["d", "bivlc I2T"])
+    pairs = rank_correlations(matrix).set_index(["benchmark_a", "benchmark_b"])
+    row = pairs.loc["SugarCrepe", "VG-Relation"]
+    # ranks 1 2 3 4 against 1 3 2 4: one discordant pair of six
+    assert row.models == 4 and row.kendall_tau == pytest.approx(4 / 6)
+    assert row.spearman_rho == pytest.approx(0.8)
+    assert pairs.loc["SugarCrepe", "bivlc I2T"].models == 3  # d has no BiVLC number
+    assert pairs.loc["SugarCrepe", "bivlc I2T"].kendall_tau == pytest.approx(1.0)
+    few = rank_correlations(matrix, min_models=4).set_index(["benchmark_a", "benchmark_b"])
+    assert np.isnan(few.loc["SugarCrepe", "bivlc I2T"].kendall_tau)
+    square = correlation_square(rank_correlations(matrix), list(matrix.columns))
+    assert square.loc["VG-Relation", "SugarCrepe"] == square.loc["SugarCrepe", "VG-Relation"]
+    assert (np.diag(square) == 1).all()
+
+
+def test_heatmap_writes_png_and_pdf_reproducibly(tmp_path):
+    names = ["A", "B", "C"]
+    tau = pd.DataFrame([[1, 0.5, -0.2], [0.5, 1, 0.1], [-0.2, 0.1, 1]], index=names,
+                       columns=names)
+    paths = [tmp_path / "h.png", tmp_path / "h.pdf"]
+    plot_heatmap(tau, tau, paths, "t", models=5)
+    first = [p.read_bytes() for p in paths]
+    assert first[0][:4] == b"\x89PNG" and first[1][:4] == b"%PDF"
+    plot_heatmap(tau, tau, paths, "t", models=5)
+    assert [p.read_bytes() for p in paths] == first
+    with pytest.raises(ValueError, match=r"\.png or \.pdf"):
+        plot_heatmap(tau, tau, [tmp_path / "h.svg"], "t", models=5)
