@@ -26,3 +26,4 @@ include: "workflow/rules/report.smk"
 rule all:
     input:
         all_tables(),
+        "results/summary.md",

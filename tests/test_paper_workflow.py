@@ -44,7 +44,7 @@ PAPER_JOBS = {
     "alpha_curve": 14, "table_visualgptscore": 1,
     "table_visualgptscore_methods": 1, "generative_retrieval": 4,
     # bootstrap CIs and paired tests per choice benchmark
-    "uncertainty": 9, "rank_correlation": 1,
+    "uncertainty": 9, "rank_correlation": 1, "summary": 1,
 }
 
 

@@ -150,3 +150,19 @@ def test_unknown_kind_and_bad_confidence_are_named():
         headline_outcomes("retrieval", merge_scores(items, scores))
     with pytest.raises(ValueError, match="confidence"):
         bootstrap_models("sugarcrepe", items, {"m": scores}, benchmark="b", confidence=95)
+
+
+def test_group_means_get_an_item_level_interval():
+    items, s0 = choice_bench(400, "i2t", ["a"], seed=3)
+    _, s1 = choice_bench(400, "i2t", ["a"], seed=4)
+    boot = bootstrap_models("sugarcrepe", items, {"m_s0": s0, "m_s1": s1, "x": s0},
+                            benchmark="b", n_resamples=300, seed=0)
+    groups = boot.group_table({"M": ["m_s0", "m_s1"], "X": ["x"]})
+    assert set(groups.group) == {"M"}  # one seed: no group row
+    row = groups[groups.metric == "accuracy"].iloc[0]
+    table = boot.table()
+    members = table[(table.metric == "accuracy") & table.model.isin(["m_s0", "m_s1"])]
+    assert row.value == pytest.approx(members.value.mean()) and row.seeds == 2
+    assert row.ci_low < row.value < row.ci_high
+    spread = seed_spread(table, {"M": ["m_s0", "m_s1"]}, groups)
+    assert {"ci_low", "ci_high", "seed_std"} <= set(spread.columns)

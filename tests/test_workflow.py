@@ -306,3 +306,8 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     assert row.value.iloc[0] == pytest.approx(record["overall"]["accuracy"], abs=0.01)
     seeds = pd.read_csv(tiny_run / "results/uncertainty/sugarcrepe_seeds.csv")
     assert "CLIP-FT" in set(seeds.group) and (seeds.seed_std >= 0).all()
+    summary = (tiny_run / "results/summary.md").read_text()
+    assert "| CLIP-FT (2 seeds) |" in summary and "## Reproduced vs published" in summary
+    assert f"{record['overall']['accuracy']:.1f} [" in summary
+    assert (tiny_run / "results/tables/analysis/rank_correlation.md").is_file()
+    assert (tiny_run / "results/figures/rank_correlation.pdf").stat().st_size > 1000

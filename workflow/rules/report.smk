@@ -433,3 +433,41 @@ rule rank_correlation:
         labels=benchmark_labels(),
     script:
         "../scripts/rank_correlation.py"
+
+
+rule summary:
+    input:
+        intervals=expand(
+            "results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS
+        ),
+        seeds=expand(
+            "results/uncertainty/{benchmark}_seeds.csv", benchmark=CHOICE_BENCHMARKS
+        ),
+        published=[
+            t.removesuffix(".md") + ".csv"
+            for t in all_tables()
+            if t.endswith("_vs_published.md")
+        ],
+    output:
+        "results/summary.md",
+    log:
+        "logs/report/summary.log",
+    benchmark:
+        "benchmarks/summary.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        benchmarks=CHOICE_BENCHMARKS,
+        kinds={b: BENCHMARK_KIND[b] for b in CHOICE_BENCHMARKS},
+        labels=benchmark_labels(),
+        groups=MODEL_GROUPS,
+        aliases=PUBLISHED_ALIASES,
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+    script:
+        "../scripts/summary.py"

@@ -19,6 +19,7 @@ with job_log(snakemake.log[0]) as log:
     write_csv(intervals, out.intervals, index=False)
     comparisons = boot.comparisons()
     write_csv(comparisons, out.comparisons, index=False)
-    write_csv(seed_spread(intervals, p.groups), out.seeds, index=False)
+    write_csv(seed_spread(intervals, p.groups, boot.group_table(p.groups)), out.seeds,
+              index=False)
     log.info("%d items, %d models, %d resamples (seed %d): %d intervals, %d comparisons",
              len(items), len(scores), p.resamples, p.seed, len(intervals), len(comparisons))

@@ -162,6 +162,27 @@ class Bootstrap:
                              "ci_low": low, "ci_high": high, "n": int(o.counted.sum())})
         return pd.DataFrame(rows)
 
+    def group_table(self, groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+        """Per group of models with several seeds and metric: the mean over its seeds with the
+        CI of that mean over item resamples (each resample averaged over the seeds)."""
+        rows = []
+        for group, members in groups.items():
+            present = [m for m in members if m in self.outcomes]
+            if len(present) < 2:
+                continue
+            for o in self.outcomes[present[0]]:
+                draws = np.mean([self.draws[m, o.metric] for m in present], axis=0)
+                low, high = self.interval(draws)
+                value = float(np.mean([self.draws_value(m, o.metric) for m in present]))
+                rows.append({"group": group, "metric": o.metric, "seeds": len(present),
+                             "value": value, "ci_low": low, "ci_high": high})
+        return pd.DataFrame(rows, columns=["group", "metric", "seeds", "value", "ci_low",
+                                           "ci_high"])
+
+    def draws_value(self, model: str, metric: str) -> float:
+        """The full-sample value of one model's metric."""
+        return float(next(o for o in self.outcomes[model] if o.metric == metric).value()[0])
+
     def comparisons(self, pairs: Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
         """Paired differences (a - b) per metric: value, CI, bootstrap p and McNemar p."""
         models = list(self.outcomes)
@@ -217,10 +238,12 @@ def bootstrap_models(kind: str, items: pd.DataFrame, scores: Mapping[str, pd.Dat
     return Bootstrap(outcomes, {k: np.concatenate(v) for k, v in draws.items()}, confidence)
 
 
-def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]],
+                group_intervals: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per model group with several seeds and metric: the mean over seeds, the seeds'
     standard deviation (ddof=1: the training-run spread) and the mean bootstrap CI width
-    (the item spread), side by side."""
+    (the item spread), side by side; with ``group_intervals`` (`Bootstrap.group_table`) also
+    the CI of the seed mean over items."""
     rows = []
     for group, members in groups.items():
         mine = table[table.model.isin(members)]
@@ -231,5 +254,9 @@ def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> pd.
                          "mean": float(part.value.mean()),
                          "seed_std": float(part.value.std(ddof=1)),
                          "mean_ci_width": float((part.ci_high - part.ci_low).mean())})
-    return pd.DataFrame(rows, columns=["group", "metric", "seeds", "mean", "seed_std",
-                                       "mean_ci_width"])
+    out = pd.DataFrame(rows, columns=["group", "metric", "seeds", "mean", "seed_std",
+                                      "mean_ci_width"])
+    if group_intervals is not None and len(out):
+        out = out.merge(group_intervals[["group", "metric", "ci_low", "ci_high"]],
+                        on=["group", "metric"], how="left")
+    return out

@@ -1,0 +1,153 @@
+"""``results/summary.md``: the headline numbers of a run, each with its confidence interval,
+and the reproduced-vs-published comparisons that an item-level interval exists for.
+
+Numbers come from the uncertainty tables (`vlcomp.metrics.uncertainty`): a model's value
+with its percentile bootstrap CI over test items; a group of models trained with several
+seeds shows the mean over seeds with the CI of that mean over items, and the seeds' standard
+deviation beside it (the two spreads are never mixed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from vlcomp.report.correlation import HEADLINE_METRICS
+
+MATCH_TOLERANCE = 0.05  # a published table's reproduced number must be ours (rounding aside)
+
+
+def headline_columns(kinds: Mapping[str, str],
+                     labels: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """Column label -> (benchmark, metric) of every headline metric."""
+    columns = {}
+    for benchmark, kind in kinds.items():
+        for metric, suffix in HEADLINE_METRICS.get(kind, []):
+            columns[labels.get(benchmark, benchmark) + suffix] = (benchmark, metric)
+    return columns
+
+
+def cell(value: float, low: float, high: float, spread: float | None = None) -> str:
+    """``value [low, high]`` with one decimal (and ``sd x`` over seeds when given)."""
+    if not np.isfinite(value):
+        return "–"
+    text = f"{value:.1f} [{low:.1f}, {high:.1f}]"
+    return text + (f" sd {spread:.1f}" if spread is not None and np.isfinite(spread) else "")
+
+
+class Numbers:
+    """Values and CIs per (row label, benchmark, metric): models, and groups of seeds."""
+
+    def __init__(self, intervals: Mapping[str, pd.DataFrame], seeds: Mapping[str, pd.DataFrame],
+                 groups: Mapping[str, Sequence[str]]) -> None:
+        self.rows: dict[tuple[str, str, str], tuple[float, float, float, float | None]] = {}
+        self.order: list[str] = []
+        for label, members in groups.items():
+            self.order.append(label)
+            for benchmark, table in intervals.items():
+                if len(members) == 1:
+                    mine = table[table.model == members[0]]
+                    for r in mine.itertuples():
+                        self.rows[label, benchmark, r.metric] = (r.value, r.ci_low, r.ci_high,
+                                                                 None)
+                else:
+                    group = seeds[benchmark]
+                    for r in group[group.group == label].itertuples():
+                        self.rows[label, benchmark, r.metric] = (r.mean, r.ci_low, r.ci_high,
+                                                                 r.seed_std)
+
+    def get(self, label: str, benchmark: str, metric: str):
+        return self.rows.get((label, benchmark, metric))
+
+
+def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
+                   groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """Rows = model labels (``(n seeds)`` for groups), columns = headline metrics."""
+    data = {}
+    for label in numbers.order:
+        name = label + (f" ({len(groups[label])} seeds)" if len(groups[label]) > 1 else "")
+        data[name] = {column: cell(*found) if (found := numbers.get(label, *key)) else "–"
+                      for column, key in columns.items()}
+    table = pd.DataFrame.from_dict(data, orient="index", columns=list(columns))
+    table.index.name = "model"
+    return table
+
+
+def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
+                   columns: Mapping[str, tuple[str, str]], aliases: Mapping[str, str],
+                   subsets: Mapping[str, str]) -> tuple[pd.DataFrame, int]:
+    """Reproduced-vs-published rows with our CI: each comparison whose column is a headline
+    metric (or a SugarCrepe subset, or a BiVLC table's I2T/T2I/Group); its reproduced number
+    must be ours (else ValueError). Returns the rows and how many reproduced numbers have no
+    interval here."""
+    rows, without = [], 0
+    for table_name, table in compared.items():
+        local = dict(columns)
+        local |= {name: ("sugarcrepe", f"{s} accuracy") for name, s in subsets.items()}
+        if table_name.startswith("bivlc/"):
+            local |= {m: ("bivlc", m) for m in ("I2T", "T2I", "Group")}
+        for r in table.itertuples():
+            if not np.isfinite(r.reproduced):
+                continue
+            key = local.get(aliases.get(r.column, r.column))
+            found = numbers.get(r.row, *key) if key else None
+            if found and abs(found[0] - r.reproduced) > MATCH_TOLERANCE:
+                raise ValueError(f"{table_name}: {r.row} {r.column} is {r.reproduced} there "
+                                 f"but {found[0]} in the uncertainty table of {key}")
+            if not found:
+                without += 1
+                continue
+            rows.append({"table": table_name, "model": r.row, "column": r.column,
+                         "published": f"{r.published:.1f}", "reproduced [95 % CI]": cell(*found),
+                         "difference": f"{r.reproduced - r.published:+.1f}"})
+    return pd.DataFrame(rows, columns=["table", "model", "column", "published",
+                                       "reproduced [95 % CI]", "difference"]), without
+
+
+def markdown(table: pd.DataFrame, index: bool = True) -> str:
+    """A plain Markdown table (strings as they are)."""
+    frame = table.reset_index() if index else table
+    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in frame.columns) + "|"
+    lines = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.to_numpy()]
+    return "\n".join([header, rule, *lines])
+
+
+def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFrame,
+                  without: int, *, resamples: int, seed: int, confidence: float) -> None:
+    """Write ``results/summary.md``."""
+    from vlcomp.io import atomic_path
+
+    level = f"{confidence * 100:g} %"
+    text = [
+        "# vlcomp: results at a glance", "",
+        f"Every number is the metric in percent with its {level} confidence interval: a "
+        f"percentile bootstrap over the benchmark's test items ({resamples} resamples, seed "
+        f"{seed}). A model trained with several seeds shows the mean over its seeds, the "
+        "interval of that mean over items, and `sd`, the standard deviation over seeds.",
+        "Paired tests between models (bootstrap and McNemar p-values) are in "
+        "`results/uncertainty/<benchmark>_comparisons.csv`; which benchmarks agree on the "
+        "models' order is `results/tables/analysis/rank_correlation.md`.", "",
+        "## Headline metrics", "", markdown(headline), "",
+        "## Reproduced vs published", "",
+        "Published numbers are the papers' (no interval); ours carry theirs. "
+        + (f"{without} further reproduced numbers (retrieval, per-relation, robustness and "
+           "other columns without an item-level interval here) are in "
+           "`results/tables/*/*_vs_published.md`." if without else ""), "",
+        markdown(published, index=False) if len(published) else
+        "No published number matches a benchmark of this configuration.", "",
+    ]
+    with atomic_path(Path(path)) as tmp:
+        tmp.write_text("\n".join(text), encoding="utf-8")
+
+
+def sugarcrepe_subset_columns(intervals: Mapping[str, pd.DataFrame]) -> dict[str, str]:
+    """Published SugarCrepe column names (``Replace obj``) -> our subset (``replace_obj``)."""
+    table = intervals.get("sugarcrepe")
+    if table is None:
+        return {}
+    names = {m.removesuffix(" accuracy") for m in table.metric if m.endswith(" accuracy")}
+    return {n.replace("_", " ").capitalize(): n for n in sorted(names)}

@@ -1,0 +1,30 @@
+"""results/summary.md: headline numbers with confidence intervals, and reproduced vs
+published where an interval exists (`vlcomp.report.summary`)."""
+
+import pandas as pd
+
+from vlcomp.jobs import job_log
+from vlcomp.report.summary import (
+    Numbers,
+    headline_columns,
+    headline_table,
+    published_rows,
+    sugarcrepe_subset_columns,
+    write_summary,
+)
+
+with job_log(snakemake.log[0]) as log:
+    p, inp = snakemake.params, snakemake.input
+    intervals = {b: pd.read_csv(f) for b, f in zip(p.benchmarks, inp.intervals, strict=True)}
+    seeds = {b: pd.read_csv(f) for b, f in zip(p.benchmarks, inp.seeds, strict=True)}
+    numbers = Numbers(intervals, seeds, p.groups)
+    columns = headline_columns(p.kinds, p.labels)
+    headline = headline_table(numbers, columns, p.groups)
+    compared = {f.removeprefix("results/tables/").removesuffix("_vs_published.csv"):
+                pd.read_csv(f) for f in inp.published}
+    published, without = published_rows(compared, numbers, columns, p.aliases,
+                                        sugarcrepe_subset_columns(intervals))
+    write_summary(snakemake.output[0], headline, published, without, resamples=p.resamples,
+                  seed=p.seed, confidence=p.confidence)
+    log.info("%d models/groups x %d headline metrics; %d published comparisons with a CI, "
+             "%d without", len(headline), len(columns), len(published), without)
