@@ -23,6 +23,9 @@ include: "workflow/rules/robustness.smk"
 include: "workflow/rules/report.smk"
 
 
+report: "workflow/report/workflow.rst"
+
+
 rule all:
     input:
         all_tables(),

@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 # here reaches existing environments); only missing ones are installed (that needs root):
 #   wordnet-base: Princeton WordNet 3.0 database in /usr/share/wordnet, copied by the `wordnet`
 #                 rule into resources/wordnet/ (synonym/hypernym perturbations; no nltk.download).
-DEBIAN_PACKAGES=(wordnet-base)
+#   chromium:     headless browser that opens `snakemake --report` HTML for its screenshot test
+#                 (python -m vlcomp.report.screenshot).
+DEBIAN_PACKAGES=(wordnet-base chromium)
 if ((${#DEBIAN_PACKAGES[@]})); then
     missing=()
     for p in "${DEBIAN_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -2,7 +2,11 @@ rule table_aro:
     input:
         metrics_files(ARO_BENCHMARKS),
     output:
-        csv="results/tables/aro/aro.csv",
+        csv=report(
+            "results/tables/aro/aro.csv",
+            caption="../report/aro_table.rst",
+            category="ARO",
+        ),
         md="results/tables/aro/aro.md",
     log:
         "logs/report/table_aro.log",
@@ -26,7 +30,11 @@ rule table_sugarcrepe:
     input:
         metrics_files(["sugarcrepe"]),
     output:
-        csv="results/tables/sugarcrepe/sugarcrepe.csv",
+        csv=report(
+            "results/tables/sugarcrepe/sugarcrepe.csv",
+            caption="../report/sugarcrepe.rst",
+            category="SugarCrepe",
+        ),
         md="results/tables/sugarcrepe/sugarcrepe.md",
     log:
         "logs/report/table_sugarcrepe.log",
@@ -50,7 +58,11 @@ rule table_winoground:
     input:
         metrics_files(["winoground"]),
     output:
-        csv="results/tables/winoground/winoground.csv",
+        csv=report(
+            "results/tables/winoground/winoground.csv",
+            caption="../report/winoground.rst",
+            category="Winoground",
+        ),
         md="results/tables/winoground/winoground.md",
     log:
         "logs/report/table_winoground.log",
@@ -74,7 +86,11 @@ rule table_bivlc:
     input:
         metrics_files(["bivlc", "sugarcrepe"]),
     output:
-        csv="results/tables/bivlc/{table}.csv",
+        csv=report(
+            "results/tables/bivlc/{table}.csv",
+            caption="../report/bivlc.rst",
+            category="BiVLC",
+        ),
         md="results/tables/bivlc/{table}.md",
     log:
         "logs/report/bivlc_{table}.log",
@@ -104,7 +120,11 @@ rule table_aro_finetuning:
     input:
         metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS),
     output:
-        csv="results/tables/aro/{table}.csv",
+        csv=report(
+            "results/tables/aro/{table}.csv",
+            caption="../report/aro_finetuning.rst",
+            category="ARO",
+        ),
         md="results/tables/aro/{table}.md",
     log:
         "logs/report/aro_{table}.log",
@@ -134,7 +154,11 @@ rule figure_aro_radar:
     input:
         metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS),
     output:
-        png="results/figures/aro_fig3_radar.png",
+        png=report(
+            "results/figures/aro_fig3_radar.png",
+            caption="../report/aro_radar.rst",
+            category="ARO",
+        ),
     log:
         "logs/report/aro_fig3_radar.log",
     benchmark:
@@ -158,7 +182,11 @@ rule table_bison:
     input:
         metrics_files(["bison"]),
     output:
-        csv="results/tables/bison/bison.csv",
+        csv=report(
+            "results/tables/bison/bison.csv",
+            caption="../report/bison.rst",
+            category="BISON",
+        ),
         md="results/tables/bison/bison.md",
     log:
         "logs/report/table_bison.log",
@@ -182,7 +210,11 @@ rule table_robustness:
     input:
         metrics_files(["robustness"]),
     output:
-        csv="results/tables/robustness/{table}.csv",
+        csv=report(
+            "results/tables/robustness/{table}.csv",
+            caption="../report/robustness.rst",
+            category="ITR robustness",
+        ),
         md="results/tables/robustness/{table}.md",
     log:
         "logs/report/robustness_{table}.log",
@@ -208,7 +240,11 @@ rule table_bison_fig9:
     input:
         metrics_files(["bison_altered"]),
     output:
-        csv="results/tables/bison/fig9.csv",
+        csv=report(
+            "results/tables/bison/fig9.csv",
+            caption="../report/bison_fig9.rst",
+            category="BISON",
+        ),
         md="results/tables/bison/fig9.md",
     log:
         "logs/report/table_bison_fig9.log",
@@ -232,7 +268,11 @@ rule figure_bison_fig9:
     input:
         metrics_files(["bison_altered"]),
     output:
-        png="results/figures/bison_fig9.png",
+        png=report(
+            "results/figures/bison_fig9.png",
+            caption="../report/bison_fig9.rst",
+            category="BISON",
+        ),
     log:
         "logs/report/bison_fig9.log",
     benchmark:
@@ -254,7 +294,11 @@ rule table_bivlc_counts:
         sugarcrepe="results/benchmarks/sugarcrepe.parquet",
         bivlc="results/benchmarks/bivlc.parquet",
     output:
-        csv="results/tables/bivlc/table1.csv",
+        csv=report(
+            "results/tables/bivlc/table1.csv",
+            caption="../report/bivlc_counts.rst",
+            category="BiVLC",
+        ),
         md="results/tables/bivlc/table1.md",
     log:
         "logs/report/bivlc_table1.log",
@@ -278,7 +322,11 @@ if GENERATION:
         input:
             report="results/generated/bivlc/filter.json",
         output:
-            csv="results/tables/bivlc/filter.csv",
+            csv=report(
+                "results/tables/bivlc/filter.csv",
+                caption="../report/bivlc_filter.rst",
+                category="BiVLC",
+            ),
             md="results/tables/bivlc/filter.md",
         log:
             "logs/report/bivlc_filter.log",
@@ -305,7 +353,11 @@ if DETECTORS:
                 model=DETECTORS.get("encoders", []),
             ),
         output:
-            csv="results/tables/bivlc/table4.csv",
+            csv=report(
+                "results/tables/bivlc/table4.csv",
+                caption="../report/bivlc_detectors.rst",
+                category="BiVLC",
+            ),
             md="results/tables/bivlc/table4.md",
         log:
             "logs/report/bivlc_table4.log",
@@ -332,7 +384,11 @@ if GENERATION:
             manifest="results/generated/bivlc/manifest.parquet",
             images=sugarcrepe_imageset(),
         output:
-            "results/figures/bivlc_generated_examples.png",
+            report(
+                "results/figures/bivlc_generated_examples.png",
+                caption="../report/bivlc_examples.rst",
+                category="BiVLC",
+            ),
         log:
             "logs/report/bivlc_generated_examples.log",
         benchmark:
@@ -353,7 +409,12 @@ rule table_vs_published:
     input:
         "results/tables/{paper}/{table}.csv",
     output:
-        csv="results/tables/{paper}/{table}_vs_published.csv",
+        csv=report(
+            "results/tables/{paper}/{table}_vs_published.csv",
+            caption="../report/vs_published.rst",
+            category="Reproduced vs published",
+            subcategory="{paper}",
+        ),
         md="results/tables/{paper}/{table}_vs_published.md",
     log:
         "logs/report/{paper}_{table}_vs_published.log",
@@ -382,9 +443,24 @@ rule uncertainty:
         benchmark="results/benchmarks/{benchmark}.parquet",
         scores=expand("results/scores/{model}/{{benchmark}}.parquet", model=MODELS),
     output:
-        intervals="results/uncertainty/{benchmark}.csv",
-        comparisons="results/uncertainty/{benchmark}_comparisons.csv",
-        seeds="results/uncertainty/{benchmark}_seeds.csv",
+        intervals=report(
+            "results/uncertainty/{benchmark}.csv",
+            caption="../report/uncertainty.rst",
+            category="Uncertainty",
+            subcategory="{benchmark}",
+        ),
+        comparisons=report(
+            "results/uncertainty/{benchmark}_comparisons.csv",
+            caption="../report/uncertainty.rst",
+            category="Uncertainty",
+            subcategory="{benchmark}",
+        ),
+        seeds=report(
+            "results/uncertainty/{benchmark}_seeds.csv",
+            caption="../report/uncertainty.rst",
+            category="Uncertainty",
+            subcategory="{benchmark}",
+        ),
     log:
         "logs/uncertainty/{benchmark}.log",
     benchmark:
@@ -413,9 +489,17 @@ rule rank_correlation:
     input:
         expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS),
     output:
-        csv="results/tables/analysis/rank_correlation.csv",
+        csv=report(
+            "results/tables/analysis/rank_correlation.csv",
+            caption="../report/rank_correlation.rst",
+            category="Cross-benchmark analysis",
+        ),
         md="results/tables/analysis/rank_correlation.md",
-        png="results/figures/rank_correlation.png",
+        png=report(
+            "results/figures/rank_correlation.png",
+            caption="../report/rank_correlation.rst",
+            category="Cross-benchmark analysis",
+        ),
         pdf="results/figures/rank_correlation.pdf",
     log:
         "logs/report/rank_correlation.log",
@@ -449,7 +533,9 @@ rule summary:
             if t.endswith("_vs_published.md")
         ],
     output:
-        "results/summary.md",
+        report(
+            "results/summary.md", caption="../report/summary.rst", category="Summary"
+        ),
     log:
         "logs/report/summary.log",
     benchmark:

@@ -121,11 +121,23 @@ rule table_visualgptscore:
             benchmark=RETRIEVAL_BENCHMARKS,
         ),
     output:
-        table2_csv="results/tables/visualgptscore/table2.csv",
+        table2_csv=report(
+            "results/tables/visualgptscore/table2.csv",
+            caption="../report/visualgptscore_table2.rst",
+            category="VisualGPTScore",
+        ),
         table2_md="results/tables/visualgptscore/table2.md",
-        table4_csv="results/tables/visualgptscore/table4.csv",
+        table4_csv=report(
+            "results/tables/visualgptscore/table4.csv",
+            caption="../report/visualgptscore_table2.rst",
+            category="VisualGPTScore",
+        ),
         table4_md="results/tables/visualgptscore/table4.md",
-        figure="results/figures/visualgptscore_alpha_curves.png",
+        figure=report(
+            "results/figures/visualgptscore_alpha_curves.png",
+            caption="../report/visualgptscore_table2.rst",
+            category="VisualGPTScore",
+        ),
     log:
         "logs/report/table_visualgptscore.log",
     benchmark:
@@ -150,7 +162,11 @@ rule table_visualgptscore_methods:
             "results/benchmarks/{benchmark}.parquet", benchmark=METHOD_TABLE_BENCHMARKS
         ),
     output:
-        csv="results/tables/visualgptscore/table1.csv",
+        csv=report(
+            "results/tables/visualgptscore/table1.csv",
+            caption="../report/visualgptscore_table1.rst",
+            category="VisualGPTScore",
+        ),
         md="results/tables/visualgptscore/table1.md",
     log:
         "logs/report/table_visualgptscore_methods.log",

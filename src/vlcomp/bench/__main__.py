@@ -1,4 +1,4 @@
-"""``python -m vlcomp.bench {itc,encodes,flops,e2e}``: side-by-side performance benchmarks.
+"""``python -m vlcomp.bench {itc,encodes,flops,e2e,report}``: side-by-side performance benchmarks.
 
 Each prints a Markdown table and writes ``<out>/<name>.json`` (default ``results/bench``).
 ``itc``, ``encodes`` and ``e2e`` read a DAG run (``--workdir``, default ``.``); run them
@@ -109,6 +109,20 @@ def run_e2e(args) -> None:
          configfile=str(args.configfile) if args.configfile else None, cores=args.cores)
 
 
+def run_report(args) -> None:
+    from vlcomp.bench.e2e import REPORT_RULES, build_report, read_benchmarks
+
+    jobs = read_benchmarks(args.workdir)
+    rows = [{"step": f"{rule} jobs", "jobs": int((jobs.rule == rule).sum()),
+             "seconds": float(jobs.s[jobs.rule == rule].sum())} for rule in REPORT_RULES]
+    seconds = build_report(args.workdir, REPO / "Snakefile", args.configfile)
+    rows.append({"step": "snakemake --report", "jobs": 1, "seconds": seconds})
+    rows.append({"step": "total after the DAG", "jobs": sum(r["jobs"] for r in rows),
+                 "seconds": sum(r["seconds"] for r in rows)})
+    emit("report", rows, ["step", "jobs", "seconds"], args.out, workdir=str(args.workdir),
+         configfile=str(args.configfile) if args.configfile else None, target_s=60)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m vlcomp.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -139,6 +153,10 @@ def main(argv: list[str] | None = None) -> None:
     e2e.add_argument("--cores", type=int, default=2)
     e2e.add_argument("snakemake_args", nargs="*", help="more snakemake arguments (after --)")
     e2e.set_defaults(handler=run_e2e)
+    report = sub.add_parser("report", help="time of the analysis jobs and snakemake --report")
+    report.add_argument("--workdir", type=Path, default=Path("."))
+    report.add_argument("--configfile", type=Path, default=None)
+    report.set_defaults(handler=run_report)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.handler(args)

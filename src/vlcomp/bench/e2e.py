@@ -61,3 +61,18 @@ def run_workflow(workdir: Path, snakefile: Path, configfile: Path | None, cores:
     start = time.perf_counter()
     subprocess.run(command, check=True)
     return time.perf_counter() - start
+
+
+REPORT_RULES = ("uncertainty", "rank_correlation", "summary")  # the analysis behind the report
+
+
+def build_report(workdir: Path, snakefile: Path, configfile: Path | None,
+                 report: str = "results/report.html") -> float:
+    """``snakemake --report`` in a finished DAG folder; returns its wall seconds."""
+    command = [sys.executable, "-m", "snakemake", "-s", str(snakefile), "--directory",
+               str(workdir), "--report", report]
+    if configfile is not None:
+        command += ["--configfile", str(configfile)]
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    return time.perf_counter() - start
