@@ -24,13 +24,13 @@ def test_headline_columns_and_correlations():
         "sugarcrepe": interval_table({"a": 60, "b": 70, "c": 80, "d": 90}, "accuracy"),
         "vg_relation": interval_table({"a": 50, "b": 55, "c": 52, "d": 70}, "macro_accuracy"),
         "bivlc": pd.concat([interval_table({"a": 1, "b": 2, "c": 3}, m)
-                            for m in ("I2T", "T2I", "Group")]),
+                            for m in ("I2T", "T2I", "Group", "Ipos2T")]),
     }
     kinds = {"sugarcrepe": "sugarcrepe", "vg_relation": "aro_relation", "bivlc": "bivlc"}
     matrix = headline_matrix(intervals, kinds, {"sugarcrepe": "SugarCrepe",
                                                 "vg_relation": "VG-Relation"})
     assert list(matrix.columns) == ["SugarCrepe", "VG-Relation", "bivlc I2T", "bivlc T2I",
-                                    "bivlc Group"]
+                                    "bivlc Group", "bivlc Ipos2T"]
     assert np.isnan(matrix.loc["d", "bivlc I2T"])
     pairs = rank_correlations(matrix).set_index(["benchmark_a", "benchmark_b"])
     row = pairs.loc["SugarCrepe", "VG-Relation"]

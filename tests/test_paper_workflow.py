@@ -45,6 +45,8 @@ PAPER_JOBS = {
     "table_visualgptscore_methods": 1, "generative_retrieval": 4,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 9, "rank_correlation": 1, "summary": 1,
+    # blind baselines on the 7 image->text benchmarks: a bigram LM and 2 captioners P(t|null)
+    "blind_scores": 21,
 }
 
 

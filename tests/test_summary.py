@@ -57,6 +57,10 @@ def test_headline_rows_are_models_and_seed_groups_each_with_its_interval():
     assert table.loc["CLIP", "SugarCrepe"] == "60.0 [57.0, 63.0]"
     assert table.loc["FT (2 seeds)", "VG-Relation"] == "56.0 [52.0, 60.0] sd 1.4"
     assert cell(float("nan"), 0, 0) == "–"
+    from vlcomp.report.summary import markdown
+
+    escaped = markdown(pd.DataFrame({"model": ["P(t|null)"], "x": ["1"]}), index=False)
+    assert escaped.splitlines()[-1] == "| P(t\\|null) | 1 |"
 
 
 def test_published_rows_carry_our_interval_and_refuse_a_mismatch():

@@ -308,6 +308,13 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     assert "CLIP-FT" in set(seeds.group) and (seeds.seed_std >= 0).all()
     summary = (tiny_run / "results/summary.md").read_text()
     assert "| CLIP-FT (2 seeds) |" in summary and "## Reproduced vs published" in summary
+    # blind baselines beside the models, on image->text benchmarks only
+    assert "| Blind: bigram LM of world captions |" in summary
+    assert "| Blind: P(t\\|null) of VisualGPTScore |" in summary
+    relation = pd.read_csv(tiny_run / "results/uncertainty/vg_relation.csv")
+    assert {"blind_ngram", "blind_null_world_captioner"} <= set(relation.model)
+    bison = pd.read_csv(tiny_run / "results/uncertainty/bison.csv")
+    assert not bison.model.str.startswith("blind").any()
     assert f"{record['overall']['accuracy']:.1f} [" in summary
     assert (tiny_run / "results/tables/analysis/rank_correlation.md").is_file()
     assert (tiny_run / "results/figures/rank_correlation.pdf").stat().st_size > 1000

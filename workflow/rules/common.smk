@@ -82,6 +82,9 @@ CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
+# Blind (text-only) baselines on every benchmark with image->text choices: a bigram model
+# of a caption dataset's training captions, and each captioner's prior log P(t|null)
+BLIND = {"dataset": "world", "discount": 0.75, **config.get("blind", {})}
 # bootstrap CIs over test items and paired tests (vlcomp.metrics.uncertainty)
 UNCERTAINTY = {
     "resamples": 1000,
@@ -237,6 +240,36 @@ CHOICE_BENCHMARKS = [
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
 ]
 CHOICE_BENCHMARK_PATTERN = union(CHOICE_BENCHMARKS)
+BLIND_KINDS = (
+    "aro_relation",
+    "aro_attribution",
+    "order",
+    "sugarcrepe",
+    "bivlc",
+    "winoground",
+)
+BLIND_BENCHMARKS = [b for b in CHOICE_BENCHMARKS if BENCHMARK_KIND[b] in BLIND_KINDS]
+BLIND_MODELS = {
+    "blind_ngram": f"Blind: bigram LM of {BLIND['dataset']} captions",
+    **{
+        f"blind_null_{m}": f"Blind: P(t|null) of {MODEL_ENTRIES[m]['label']}"
+        for m in GENERATIVE_MODELS
+    },
+}
+
+
+def uncertainty_models(benchmark):
+    """The models of a benchmark's uncertainty tables: every model, and the blind baselines
+    where image->text choices exist (P(t|null) only where the text prior is computed).
+    """
+    if benchmark not in BLIND_BENCHMARKS:
+        return list(MODELS)
+    blind = [
+        b for b in BLIND_MODELS if b == "blind_ngram" or benchmark in ALPHA_BENCHMARKS
+    ]
+    return list(MODELS) + blind
+
+
 # the image sets choice benchmarks show (one image id, one picture: no shuffled copies)
 CHOICE_IMAGESETS = sorted(
     {s for b in CHOICE_BENCHMARKS for s in BENCHMARK_IMAGESETS[b]}
@@ -430,6 +463,14 @@ def retrieval_inputs(kind):
         "captions": "results/data/{d}/captions.parquet",
     }
     return [files[kind].format(b=b, d=dataset_of(b)) for b in RETRIEVAL_BENCHMARKS]
+
+
+def blind_source(wildcards):
+    """A blind baseline's input: the training captions, or a captioner's text prior."""
+    if wildcards.blind == "blind_ngram":
+        return f"results/data/{BLIND['dataset']}/captions.parquet"
+    model = wildcards.blind.removeprefix("blind_null_")
+    return f"results/priors/{model}/{wildcards.benchmark}.parquet"
 
 
 def metrics_files(benchmarks):

@@ -438,10 +438,40 @@ rule table_vs_published:
         "../scripts/report_vs_published.py"
 
 
+rule blind_scores:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        source=blind_source,
+    output:
+        "results/scores/{blind}/{benchmark}.parquet",
+    log:
+        "logs/blind/{blind}/{benchmark}.log",
+    benchmark:
+        "benchmarks/blind_scores/{blind}/{benchmark}.tsv"
+    wildcard_constraints:
+        blind=union(BLIND_MODELS),
+        benchmark=union(BLIND_BENCHMARKS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        kind=lambda wc: "ngram" if wc.blind == "blind_ngram" else "prior",
+        discount=BLIND["discount"],
+    script:
+        "../scripts/blind_scores.py"
+
+
 rule uncertainty:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",
-        scores=expand("results/scores/{model}/{{benchmark}}.parquet", model=MODELS),
+        scores=lambda wc: expand(
+            "results/scores/{model}/{benchmark}.parquet",
+            model=uncertainty_models(wc.benchmark),
+            benchmark=wc.benchmark,
+        ),
     output:
         intervals=report(
             "results/uncertainty/{benchmark}.csv",
@@ -476,7 +506,7 @@ rule uncertainty:
     params:
         kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
         options=lambda wc: metric_options(wc.benchmark),
-        models=MODELS,
+        models=lambda wc: uncertainty_models(wc.benchmark),
         groups=MODEL_GROUPS,
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
@@ -515,6 +545,7 @@ rule rank_correlation:
         benchmarks=CHOICE_BENCHMARKS,
         kinds=BENCHMARK_KIND,
         labels=benchmark_labels(),
+        models=MODELS,  # evaluated models only: no blind baseline
     script:
         "../scripts/rank_correlation.py"
 
@@ -550,7 +581,7 @@ rule summary:
         benchmarks=CHOICE_BENCHMARKS,
         kinds={b: BENCHMARK_KIND[b] for b in CHOICE_BENCHMARKS},
         labels=benchmark_labels(),
-        groups=MODEL_GROUPS,
+        groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
         aliases=PUBLISHED_ALIASES,
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],

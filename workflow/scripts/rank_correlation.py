@@ -16,8 +16,8 @@ from vlcomp.report.tables import write_table
 
 with job_log(snakemake.log[0]) as log:
     p, out = snakemake.params, snakemake.output
-    intervals = {b: pd.read_csv(path) for b, path in zip(p.benchmarks, snakemake.input,
-                                                         strict=True)}
+    intervals = {b: (t := pd.read_csv(path))[t.model.isin(p.models)]
+                 for b, path in zip(p.benchmarks, snakemake.input, strict=True)}
     matrix = headline_matrix(intervals, p.kinds, p.labels)
     pairs = rank_correlations(matrix)
     write_table(pairs.set_index(["benchmark_a", "benchmark_b"]),

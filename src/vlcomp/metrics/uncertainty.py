@@ -91,7 +91,8 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
     everyone = np.ones(len(merged), dtype=bool)
     if kind in ("bivlc", "winoground"):  # Winoground's text / image / group scores
         columns = _pair_columns(merged)
-        return [Outcome(n, columns[n], everyone) for n in ("I2T", "T2I", "Group")]
+        names = ("I2T", "T2I", "Group") + (("Ipos2T",) if kind == "bivlc" else ())
+        return [Outcome(n, columns[n], everyone) for n in names]
     correct = item_correct(merged).astype(np.float64)
     subsets = (merged["subset"].astype(str).to_numpy() if "subset" in merged
                else np.full(len(merged), "all"))

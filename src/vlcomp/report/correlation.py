@@ -22,7 +22,8 @@ HEADLINE_METRICS: dict[str, list[tuple[str, str]]] = {
     "aro_attribution": [("macro_accuracy", "")],
     "order": [("mean", "")],
     "sugarcrepe": [("accuracy", "")],
-    "bivlc": [("I2T", " I2T"), ("T2I", " T2I"), ("Group", " Group")],
+    "bivlc": [("I2T", " I2T"), ("T2I", " T2I"), ("Group", " Group"),
+              ("Ipos2T", " Ipos2T")],  # Ipos2T: SugarCrepe's direction on BiVLC's items
     "winoground": [("I2T", " text"), ("T2I", " image"), ("Group", " group")],
     "bison": [("accuracy", "")],
 }

@@ -108,11 +108,15 @@ def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
 
 
 def markdown(table: pd.DataFrame, index: bool = True) -> str:
-    """A plain Markdown table (strings as they are)."""
+    """A plain Markdown table (strings as they are, ``|`` escaped)."""
     frame = table.reset_index() if index else table
-    header = "| " + " | ".join(map(str, frame.columns)) + " |"
+
+    def text(value) -> str:
+        return str(value).replace("|", "\\|")
+
+    header = "| " + " | ".join(text(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
-    lines = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.to_numpy()]
+    lines = ["| " + " | ".join(text(v) for v in row) + " |" for row in frame.to_numpy()]
     return "\n".join([header, rule, *lines])
 
 
