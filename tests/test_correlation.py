@@ -58,3 +58,41 @@ def test_heatmap_writes_png_and_pdf_reproducibly(tmp_path):
     assert [p.read_bytes() for p in paths] == first
     with pytest.raises(ValueError, match=r"\.png or \.pdf"):
         plot_heatmap(tau, tau, [tmp_path / "h.svg"], "t", models=5)
+
+
+def test_paper_figures_from_tables(tmp_path):
+    """Per-relation bars (ARO Table 2's layout), robustness drops (Hendriksen table layout)
+    and the I2T/T2I scatter of seed groups, each as PNG and PDF."""
+    from vlcomp.report.figures import (
+        bar_plot,
+        group_intervals,
+        i2t_t2i_scatter,
+        relation_bar_values,
+        robustness_drop_values,
+    )
+
+    table2 = pd.DataFrame({"relation": ["Accuracy", "above", "on"], "CLIP": [50.0, 40, 60],
+                           "CLIP std": [None, None, None], "FT": [55.0, 45, 65],
+                           "FT std": [1.0, 2.0, 3.0], "# Samples": [10, 5, 5]})
+    values, errors = relation_bar_values(table2)
+    assert list(values.columns) == ["above", "on"] and list(values.index) == ["CLIP", "FT"]
+    assert errors.loc["FT", "on"] == 3.0 and errors.loc["CLIP", "on"] == 0.0
+    bar_plot(values, tmp_path / "r.png", errors=errors, pdf=tmp_path / "r.pdf", rotate=60)
+    assert (tmp_path / "r.pdf").read_bytes()[:4] == b"%PDF"
+    hendriksen = pd.DataFrame({"gallery": ["G"] * 4,
+                               "row": ["none / A", "none / B", "typo / A", "typo / B"],
+                               "R@1 drop %": [0.0, 0.0, 10.0, 20.0],
+                               "R@1 drop % std": [0.0, 0.0, 1.0, None]})
+    drops = robustness_drop_values(hendriksen)
+    assert list(drops) == ["G"]
+    assert drops["G"][0].loc[["A", "B"], "typo"].tolist() == [10.0, 20.0]
+    intervals = pd.DataFrame({"model": ["m", "m", "s0", "s0", "s1", "s1"],
+                              "metric": ["I2T", "T2I"] * 3, "value": [60.0, 40, 70, 50, 72, 52],
+                              "ci_low": [55.0, 35, 65, 45, 67, 47],
+                              "ci_high": [65.0, 45, 75, 55, 77, 57]})
+    seeds = pd.DataFrame({"group": ["S", "S"], "metric": ["I2T", "T2I"], "mean": [71.0, 51.0],
+                          "ci_low": [68.0, 48.0], "ci_high": [74.0, 54.0]})
+    rows = group_intervals(intervals, seeds, {"M": ["m"], "S": ["s0", "s1"]})
+    assert sorted(set(rows.model)) == ["M", "S"] and len(rows) == 4
+    i2t_t2i_scatter(rows, {}, tmp_path / "s.png", pdf=tmp_path / "s.pdf")
+    assert (tmp_path / "s.png").stat().st_size > 1000

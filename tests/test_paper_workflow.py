@@ -47,6 +47,7 @@ PAPER_JOBS = {
     "uncertainty": 9, "rank_correlation": 1, "summary": 1,
     # blind baselines on the 7 image->text benchmarks: a bigram LM and 2 captioners P(t|null)
     "blind_scores": 21,
+    "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
 }
 
 

@@ -318,6 +318,10 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     assert f"{record['overall']['accuracy']:.1f} [" in summary
     assert (tiny_run / "results/tables/analysis/rank_correlation.md").is_file()
     assert (tiny_run / "results/figures/rank_correlation.pdf").stat().st_size > 1000
+    for figure in ("aro_relations", "bivlc_scatter", "robustness_drops", "aro_fig3_radar",
+                   "bison_fig9", "visualgptscore_alpha_curves"):  # every paper figure twice
+        assert (tiny_run / f"results/figures/{figure}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (tiny_run / f"results/figures/{figure}.pdf").read_bytes()[:4] == b"%PDF"
 
 
 @pytest.mark.slow

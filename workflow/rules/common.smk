@@ -585,6 +585,12 @@ def all_tables():
     tables += expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS)
     if len(MODELS) >= 3 and len(CHOICE_BENCHMARKS) >= 2:
         tables += ["results/tables/analysis/rank_correlation.md"]
+    if "vg_relation" in BENCHMARKS:
+        tables += ["results/figures/aro_relations.png"]
+    if "bivlc" in BENCHMARKS:
+        tables += ["results/figures/bivlc_scatter.png"]
+    if ROBUSTNESS:
+        tables += ["results/figures/robustness_drops.png"]
     return tables
 
 

@@ -159,6 +159,7 @@ rule figure_aro_radar:
             caption="../report/aro_radar.rst",
             category="ARO",
         ),
+        pdf="results/figures/aro_fig3_radar.pdf",
     log:
         "logs/report/aro_fig3_radar.log",
     benchmark:
@@ -273,6 +274,7 @@ rule figure_bison_fig9:
             caption="../report/bison_fig9.rst",
             category="BISON",
         ),
+        pdf="results/figures/bison_fig9.pdf",
     log:
         "logs/report/bison_fig9.log",
     benchmark:
@@ -588,3 +590,39 @@ rule summary:
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/summary.py"
+
+
+rule figure_analysis:
+    input:
+        lambda wc: {
+            "aro_relations": "results/tables/aro/table2.csv",
+            "bivlc_scatter": [
+                "results/uncertainty/bivlc.csv",
+                "results/uncertainty/bivlc_seeds.csv",
+            ],
+            "robustness_drops": "results/tables/robustness/hendriksen.csv",
+        }[wc.figure],
+    output:
+        png=report(
+            "results/figures/{figure}.png",
+            caption="../report/figures.rst",
+            category="Figures",
+        ),
+        pdf="results/figures/{figure}.pdf",
+    log:
+        "logs/report/figure_{figure}.log",
+    benchmark:
+        "benchmarks/figure_analysis/{figure}.tsv"
+    wildcard_constraints:
+        figure="aro_relations|bivlc_scatter|robustness_drops",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        figure=lambda wc: wc.figure,
+        groups=MODEL_GROUPS,
+    script:
+        "../scripts/report_analysis_figure.py"

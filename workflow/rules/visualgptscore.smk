@@ -138,6 +138,7 @@ rule table_visualgptscore:
             caption="../report/visualgptscore_table2.rst",
             category="VisualGPTScore",
         ),
+        figure_pdf="results/figures/visualgptscore_alpha_curves.pdf",
     log:
         "logs/report/table_visualgptscore.log",
     benchmark:

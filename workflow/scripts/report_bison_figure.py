@@ -8,5 +8,5 @@ with job_log(snakemake.log[0]) as log:
     results = read_results(snakemake.input)
     values, errors = bison_fig9_values(bison_fig9_table(results, snakemake.params.groups))
     bar_plot(values, snakemake.output.png, title="BISON: predictions changed by query alterations",
-             ylabel="changed predictions (%)", errors=errors)
+             ylabel="changed predictions (%)", errors=errors, pdf=snakemake.output.pdf)
     log.info("\n%s", values)

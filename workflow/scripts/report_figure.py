@@ -1,4 +1,4 @@
-"""The ARO Fig. 3 radar plot (PNG) from the metric records of every model."""
+"""The ARO Fig. 3 radar plot (PNG and PDF) from the metric records of every model."""
 
 from vlcomp.jobs import job_log
 from vlcomp.report.figures import aro_radar_values, radar_plot
@@ -9,5 +9,6 @@ with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     values = aro_radar_values(results, p.get("groups"), p.get("compositional"),
                               p.get("downstream"))
-    radar_plot(values, snakemake.output.png, title=snakemake.params.get("title"))
+    radar_plot(values, snakemake.output.png, title=snakemake.params.get("title"),
+               pdf=snakemake.output.pdf)
     log.info("\n%s", values)

@@ -28,5 +28,5 @@ with job_log(snakemake.log[0]) as log:
     write_table(table4, Path(out.table4_csv).with_suffix(""))
     alpha_curves_figure(curves, records, labels, out.figure,
                         title="Accuracy against α: log P(t|i) − α log P(t) (VisualGPTScore)",
-                        names=names)
+                        names=names, pdf=out.figure_pdf)
     log.info("\n%s\n\n%s", table2, table4)

@@ -7,7 +7,7 @@ written atomically as PNG without a ``Software`` entry, so equal values give equ
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +54,8 @@ def aro_radar_values(
     return values
 
 
-def radar_plot(values: pd.DataFrame, path: Path | str, title: str | None = None) -> Path:
+def radar_plot(values: pd.DataFrame, path: Path | str, title: str | None = None,
+               pdf: Path | str | None = None) -> Path:
     """Write a radar (polar) plot of ``values`` as PNG (dpi 150) atomically; returns ``path``.
 
     Rows are the polygons (legend labels), columns the axes, clockwise from the top; values
@@ -96,16 +97,20 @@ def radar_plot(values: pd.DataFrame, path: Path | str, title: str | None = None)
     ax.tick_params(axis="x", pad=8)
     ax.grid(color="0.8", linewidth=0.6)
     ax.legend(loc="center left", bbox_to_anchor=(1.2, 0.5), frameon=False, fontsize=9)
-    return _save_png(fig, path, title)
+    return _save_png(fig, path, title, pdf)
 
 
-def _save_png(fig: Figure, path: Path | str, title: str | None) -> Path:
-    """Add the title, then write the figure as PNG (dpi 150, no software tag) atomically."""
+def _save_png(fig: Figure, path: Path | str, title: str | None,
+              pdf: Path | str | None = None) -> Path:
+    """Add the title, then write the figure as PNG (dpi 150, no software tag) atomically,
+    and as PDF too when ``pdf`` is given (`save_figure`)."""
     if title:
         fig.suptitle(title, fontsize=12, y=0.97)
     path = Path(path)
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=DPI, metadata={"Software": None})
+    if pdf is not None:
+        save_figure(fig, pdf)
     return path
 
 
@@ -138,15 +143,17 @@ def _wrap(label: str) -> str:
 
 def bar_plot(
     values: pd.DataFrame, path: Path | str, title: str | None = None,
-    ylabel: str = "%", errors: pd.DataFrame | None = None,
+    ylabel: str = "%", errors: pd.DataFrame | None = None, pdf: Path | str | None = None,
+    figsize: tuple[float, float] = (8, 4.2), rotate: int = 0,
 ) -> Path:
     """Grouped bars: one group per column (e.g. a query alteration), one bar per row (a
     model), optional error bars; PNG (dpi 150) written atomically."""
     if values.empty:
         raise ValueError("a bar plot needs at least one row and one column")
-    fig = Figure(figsize=(8, 4.2), dpi=DPI)
+    fig = Figure(figsize=figsize, dpi=DPI)
     FigureCanvasAgg(fig)
-    ax = fig.add_axes((0.08, 0.14, 0.68, 0.74))
+    bottom = 0.14 if not rotate else 0.3
+    ax = fig.add_axes((0.08, bottom, 0.68, 0.88 - bottom))
     n_rows, n_cols = values.shape
     width = 0.8 / n_rows
     x = np.arange(n_cols)
@@ -155,12 +162,13 @@ def bar_plot(
         ax.bar(x + (k - (n_rows - 1) / 2) * width, row.to_numpy(dtype=float), width,
                yerr=err, capsize=2, color=f"C{k % 10}", label=str(label))
     ax.set_xticks(x)
-    ax.set_xticklabels([str(c) for c in values.columns], fontsize=9)
+    ax.set_xticklabels([str(c) for c in values.columns], fontsize=9 if not rotate else 7,
+                       rotation=rotate, ha="right" if rotate else "center")
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", color="0.85", linewidth=0.6)
     ax.set_axisbelow(True)
     ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize=9)
-    return _save_png(fig, path, title)
+    return _save_png(fig, path, title, pdf)
 
 
 def bison_fig9_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
@@ -173,3 +181,81 @@ def bison_fig9_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame |
         errors = table[stds].rename(columns=lambda c: c.removesuffix(" changed % std"))
         return values, errors.fillna(0.0)
     return values, None
+
+
+def relation_bar_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """From ARO Table 2 (``relation`` rows, a column per model and its ``std``): accuracy
+    per relation (columns) and model (rows), and the std over seeds (0 where none); the
+    summary rows (``Accuracy...``) and the sample counts are left out."""
+    table = table.set_index("relation") if "relation" in table.columns else table
+    relations = [r for r in table.index if not str(r).startswith("Accuracy")]
+    models = [c for c in table.columns if not c.endswith(" std") and c != "# Samples"]
+    values = table.loc[relations, models].T.astype(float)
+    stds = [f"{m} std" for m in models]
+    errors = (table.loc[relations, stds].T.astype(float).fillna(0.0)
+              .set_axis(models, axis=0) if all(s in table.columns for s in stds)
+              else values * 0.0)
+    return values, errors
+
+
+def robustness_drop_values(table: pd.DataFrame, metric: str = "R@1 drop %"
+                           ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """From the Hendriksen robustness table (gallery index, ``row`` = ``perturbation /
+    model``): per gallery, the relative drop per perturbation (columns) and model (rows),
+    and its std over seeds; the unperturbed rows are left out."""
+    table = table.rename(columns={table.columns[0]: "gallery"}) if "gallery" not in table \
+        else table
+    parts = table.row.str.split(" / ", n=1, expand=True)
+    table = table.assign(perturbation=parts[0], model=parts[1])
+    table = table[table.perturbation != "none"]
+    out = {}
+    for gallery, part in table.groupby("gallery", sort=False):
+        values = part.pivot(index="model", columns="perturbation", values=metric)
+        errors = part.pivot(index="model", columns="perturbation",
+                            values=f"{metric} std").fillna(0.0)
+        order = list(dict.fromkeys(part.model))
+        out[str(gallery)] = (values.loc[order], errors.loc[order])
+    return out
+
+
+def i2t_t2i_scatter(intervals: pd.DataFrame, labels: Mapping[str, str], path: Path | str,
+                    pdf: Path | str | None = None, title: str | None = None) -> Path:
+    """BiVLC-style scatter: each model's I2T (x) against its T2I (y) with their confidence
+    intervals as error bars (from an uncertainty table), the diagonal for reference."""
+    wide = intervals[intervals.metric.isin(["I2T", "T2I"])].pivot(
+        index="model", columns="metric", values=["value", "ci_low", "ci_high"])
+    if wide.empty:
+        raise ValueError("no I2T / T2I rows to plot")
+    fig = Figure(figsize=(6.4, 5.2), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.add_axes((0.12, 0.11, 0.84, 0.76))
+    for k, model in enumerate(wide.index):
+        x, y = wide.loc[model, ("value", "I2T")], wide.loc[model, ("value", "T2I")]
+        xerr = [[x - wide.loc[model, ("ci_low", "I2T")]], [wide.loc[model, ("ci_high", "I2T")] - x]]
+        yerr = [[y - wide.loc[model, ("ci_low", "T2I")]], [wide.loc[model, ("ci_high", "T2I")] - y]]
+        ax.errorbar([x], [y], xerr=xerr, yerr=yerr, fmt="o", color=f"C{k % 10}", capsize=2,
+                    ms=5, label=labels.get(model, model))
+    ax.plot([0, 100], [0, 100], color="0.7", lw=0.8, ls="--")
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("I2T (%)")
+    ax.set_ylabel("T2I (%)")
+    ax.grid(color="0.9", linewidth=0.6)
+    ax.legend(fontsize=7, loc="upper left", frameon=False)
+    return _save_png(fig, path, title, pdf)
+
+
+def group_intervals(intervals: pd.DataFrame, seeds: pd.DataFrame,
+                    groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """One uncertainty row per display label and metric: a single model's, or a seed
+    group's mean with the CI of that mean (``model`` = the label)."""
+    parts = []
+    for label, members in groups.items():
+        if len(members) == 1:
+            parts.append(intervals[intervals.model == members[0]].assign(model=label))
+        else:
+            mine = seeds[seeds.group == label]
+            parts.append(pd.DataFrame({"model": label, "metric": mine.metric,
+                                       "value": mine["mean"], "ci_low": mine.ci_low,
+                                       "ci_high": mine.ci_high}))
+    return pd.concat(parts, ignore_index=True) if parts else intervals.iloc[:0]

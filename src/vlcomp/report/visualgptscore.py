@@ -200,7 +200,7 @@ def alpha_table(records: Records, labels: Mapping[str, str],
 def alpha_curves_figure(curves: Mapping[tuple[str, str], pd.DataFrame],
                         records: Records, labels: Mapping[str, str], path: Path | str,
                         title: str | None = None, names: Mapping[str, str] | None = None,
-                        ) -> Path:
+                        pdf: Path | str | None = None) -> Path:
     """Accuracy (%) against α, one panel per benchmark, one line per model; a dot marks each
     model's oracle α*. ``curves`` maps (model, benchmark) to its curve (``alpha``,
     ``accuracy``)."""
@@ -228,4 +228,4 @@ def alpha_curves_figure(curves: Mapping[tuple[str, str], pd.DataFrame],
         if k == 0:
             ax.legend(fontsize=7)
     fig.tight_layout(rect=(0, 0, 1, 0.93 if title else 1))
-    return _save_png(fig, path, title)
+    return _save_png(fig, path, title, pdf)
