@@ -166,3 +166,27 @@ def test_group_means_get_an_item_level_interval():
     assert row.ci_low < row.value < row.ci_high
     spread = seed_spread(table, {"M": ["m_s0", "m_s1"]}, groups)
     assert {"ci_low", "ci_high", "seed_std"} <= set(spread.columns)
+
+
+def test_retrieval_recalls_resample_images_with_their_texts():
+    from vlcomp.metrics.retrieval import retrieval_hits, retrieval_metrics
+    from vlcomp.metrics.uncertainty import bootstrap_outcomes, retrieval_outcomes
+
+    rng = np.random.default_rng(0)
+    images = rng.normal(size=(40, 8))
+    links = np.repeat(np.arange(40), [1 + k % 3 for k in range(40)])  # 1-3 texts per image
+    texts = images[links] + rng.normal(scale=1.2, size=(len(links), 8))
+    images /= np.linalg.norm(images, axis=1, keepdims=True)
+    texts /= np.linalg.norm(texts, axis=1, keepdims=True)
+    reported = retrieval_metrics(images, texts, links)["overall"]
+    outcomes = retrieval_outcomes(retrieval_hits(images, texts, links), links)
+    for o in outcomes:  # t2i: a mean over texts, not over images
+        assert o.value()[0] == pytest.approx(reported[o.metric], abs=1e-3), o.metric
+    boot = bootstrap_outcomes({"m": outcomes, "same": outcomes}, 40, benchmark="r",
+                              n_resamples=200, seed=0)
+    table = boot.table()
+    assert (table.ci_low <= table.value).all() and (table.value <= table.ci_high).all()
+    pairs = boot.comparisons().set_index("metric")
+    assert pairs.loc["t2i_r1", "p_bootstrap"] == 1.0
+    assert np.isnan(pairs.loc["t2i_r1", "p_mcnemar"])  # per-image means are not 0/1 pairs
+    assert pairs.loc["i2t_r1", "p_mcnemar"] == 1.0

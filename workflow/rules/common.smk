@@ -275,6 +275,8 @@ CHOICE_IMAGESETS = sorted(
     {s for b in CHOICE_BENCHMARKS for s in BENCHMARK_IMAGESETS[b]}
 )
 RETRIEVAL_BENCHMARK_PATTERN = union(RETRIEVAL_BENCHMARKS)
+# benchmarks with uncertainty tables (choice benchmarks and retrieval galleries)
+ANALYSIS_BENCHMARKS = CHOICE_BENCHMARKS + RETRIEVAL_BENCHMARKS
 
 # Image sets and text sets every evaluated model embeds, in one job per model (loading torch
 # and the model once); other image sets (e.g. world_train for neighbours) are embedded alone.
@@ -525,7 +527,11 @@ def benchmark_labels():
         "bison": "BISON",
         "bison_altered": "BISON altered",
     }
-    return names | aro_columns() | VGS_NAMES
+    retrieval = {
+        b: " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
+        for b in RETRIEVAL_BENCHMARKS
+    }
+    return names | aro_columns() | VGS_NAMES | retrieval
 
 
 def aro6_downstream():
@@ -582,7 +588,9 @@ def all_tables():
         for t in list(tables)
         if t.removeprefix("results/tables/").removesuffix(".md") in PUBLISHED_FOR
     ]
-    tables += expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS)
+    tables += expand(
+        "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
+    )
     if len(MODELS) >= 3 and len(CHOICE_BENCHMARKS) >= 2:
         tables += ["results/tables/analysis/rank_correlation.md"]
     if "vg_relation" in BENCHMARKS:

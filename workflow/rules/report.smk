@@ -517,9 +517,52 @@ rule uncertainty:
         "../scripts/uncertainty.py"
 
 
+rule uncertainty_retrieval:
+    input:
+        gallery="results/benchmarks/{benchmark}/gallery.parquet",
+        queries="results/benchmarks/{benchmark}/queries.parquet",
+        images=lambda wc: [
+            f"results/embeddings/{m}/images/{BENCHMARK_IMAGESETS[wc.benchmark][0]}.npy"
+            for m in EMBEDDING_MODELS
+        ],
+        texts=lambda wc: [
+            f"results/embeddings/{m}/texts/{wc.benchmark}.npy"
+            for m in EMBEDDING_MODELS
+        ],
+    output:
+        intervals=report(
+            "results/uncertainty/{benchmark}.csv",
+            caption="../report/uncertainty.rst",
+            category="Uncertainty",
+            subcategory="{benchmark}",
+        ),
+        comparisons="results/uncertainty/{benchmark}_comparisons.csv",
+        seeds="results/uncertainty/{benchmark}_seeds.csv",
+    log:
+        "logs/uncertainty/{benchmark}.log",
+    benchmark:
+        "benchmarks/uncertainty_retrieval/{benchmark}.tsv"
+    wildcard_constraints:
+        benchmark=RETRIEVAL_BENCHMARK_PATTERN,
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        models=EMBEDDING_MODELS,
+        groups=MODEL_GROUPS,
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+    script:
+        "../scripts/uncertainty_retrieval.py"
+
+
 rule rank_correlation:
     input:
-        expand("results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS),
+        expand("results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS),
     output:
         csv=report(
             "results/tables/analysis/rank_correlation.csv",
@@ -544,7 +587,7 @@ rule rank_correlation:
         mem_mb=2000,
         runtime=30,
     params:
-        benchmarks=CHOICE_BENCHMARKS,
+        benchmarks=ANALYSIS_BENCHMARKS,
         kinds=BENCHMARK_KIND,
         labels=benchmark_labels(),
         models=MODELS,  # evaluated models only: no blind baseline
@@ -555,10 +598,10 @@ rule rank_correlation:
 rule summary:
     input:
         intervals=expand(
-            "results/uncertainty/{benchmark}.csv", benchmark=CHOICE_BENCHMARKS
+            "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
         ),
         seeds=expand(
-            "results/uncertainty/{benchmark}_seeds.csv", benchmark=CHOICE_BENCHMARKS
+            "results/uncertainty/{benchmark}_seeds.csv", benchmark=ANALYSIS_BENCHMARKS
         ),
         published=[
             t.removesuffix(".md") + ".csv"
@@ -580,8 +623,8 @@ rule summary:
         mem_mb=2000,
         runtime=30,
     params:
-        benchmarks=CHOICE_BENCHMARKS,
-        kinds={b: BENCHMARK_KIND[b] for b in CHOICE_BENCHMARKS},
+        benchmarks=ANALYSIS_BENCHMARKS,
+        kinds={b: BENCHMARK_KIND[b] for b in ANALYSIS_BENCHMARKS},
         labels=benchmark_labels(),
         groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
         aliases=PUBLISHED_ALIASES,

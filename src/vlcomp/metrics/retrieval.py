@@ -12,15 +12,15 @@ from vlcomp.metrics.ranking import hit_rate_at_k, rank_scores
 KS = (1, 5, 10)
 
 
-def retrieval_metrics(
+def retrieval_hits(
     image_features: np.ndarray,
     text_features: np.ndarray,
     text_image: Sequence[int],
     ks: Sequence[int] = KS,
-) -> dict[str, Any]:
-    """R@K both ways (percent) for L2-normalised features; ``text_image[t]`` is the gallery
-    row that text ``t`` describes. An image is retrieved correctly (i2t) when any of its
-    texts is within the top K; ties with a wrong candidate count as misses."""
+) -> dict[str, np.ndarray]:
+    """Per-item hits for L2-normalised features: ``i2t_r{k}`` per gallery image (any of its
+    texts within the top K), ``t2i_r{k}`` per text (its image within the top K); ties with a
+    wrong candidate count as misses. ``text_image[t]`` is the gallery row of text ``t``."""
     text_image = np.asarray(text_image, dtype=np.int64)
     n_img, n_txt = len(image_features), len(text_features)
     if len(text_image) != n_txt:
@@ -33,9 +33,18 @@ def retrieval_metrics(
     scores = np.asarray(image_features, dtype=np.float32) @ np.asarray(text_features).T
     i2t = rank_scores(scores, np.arange(n_img), text_image, k=max(ks))
     t2i = rank_scores(scores.T, text_image, np.arange(n_img), k=max(ks))
-    overall: dict[str, float] = {}
-    for name, ranking in (("i2t", i2t), ("t2i", t2i)):
-        for k in ks:
-            overall[f"{name}_r{k}"] = round(float(hit_rate_at_k(ranking, k).mean() * 100), 4)
-    return {"metric": "retrieval", "tie_policy": "strict", "n_images": n_img,
-            "n_texts": n_txt, "overall": overall}
+    return {f"{name}_r{k}": np.asarray(hit_rate_at_k(ranking, k), dtype=bool)
+            for name, ranking in (("i2t", i2t), ("t2i", t2i)) for k in ks}
+
+
+def retrieval_metrics(
+    image_features: np.ndarray,
+    text_features: np.ndarray,
+    text_image: Sequence[int],
+    ks: Sequence[int] = KS,
+) -> dict[str, Any]:
+    """R@K both ways (percent) for L2-normalised features (`retrieval_hits`)."""
+    hits = retrieval_hits(image_features, text_features, text_image, ks)
+    overall = {name: round(float(h.mean() * 100), 4) for name, h in hits.items()}
+    return {"metric": "retrieval", "tie_policy": "strict", "n_images": len(image_features),
+            "n_texts": len(text_features), "overall": overall}

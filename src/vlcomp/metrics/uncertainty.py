@@ -33,13 +33,15 @@ from vlcomp.seeding import stable_rng
 
 @dataclass
 class Outcome:
-    """Per-item 0/1 outcomes of one metric: ``counted`` items enter it, as a micro mean, or
-    as a macro mean over ``groups`` (each counted item's group; None: micro)."""
+    """Per-item outcomes of one metric: ``counted`` items enter it, as a micro mean, or as a
+    macro mean over ``groups`` (each counted item's group; None: micro). An item may stand
+    for ``sizes`` outcomes (a gallery image and its texts), its value then their mean."""
 
     metric: str
     values: np.ndarray
     counted: np.ndarray
     groups: np.ndarray | None = None
+    sizes: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.values = np.asarray(self.values, dtype=np.float64)
@@ -50,7 +52,9 @@ class Outcome:
             names = sorted({g for g, c in zip(self.groups, self.counted, strict=True) if c})
             columns = (np.stack([(self.groups == g) & self.counted for g in names], axis=1)
                        if names else np.zeros((len(self.values), 0), dtype=bool))
-        self._columns = columns.astype(np.float64)  # items x (1 or groups), 0/1
+        self._columns = columns.astype(np.float64)  # items x (1 or groups), weights
+        if self.sizes is not None:
+            self._columns = self._columns * np.asarray(self.sizes, dtype=np.float64)[:, None]
         self._hits = self._columns * self.values[:, None]
 
     def value(self, resample_weights: np.ndarray | None = None) -> np.ndarray:
@@ -116,6 +120,26 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
     if kind == "bison_altered":
         return [Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
     raise ValueError(f"no uncertainty for metric kind {kind!r}")
+
+
+def retrieval_outcomes(hits: Mapping[str, np.ndarray],
+                       text_image: Sequence[int]) -> list[Outcome]:
+    """Outcomes of retrieval R@K over the gallery's images as items: image->text hits per
+    image, text->image hits as each image's mean over its texts (weighted by their number),
+    so a resample of images takes their texts along (`vlcomp.metrics.retrieval_hits`)."""
+    links = np.asarray(text_image, dtype=np.int64)
+    n_images = len(next(v for k, v in hits.items() if k.startswith("i2t")))
+    sizes = np.bincount(links, minlength=n_images).astype(np.float64)
+    everyone = np.ones(n_images, dtype=bool)
+    out = []
+    for name, h in hits.items():
+        if name.startswith("i2t"):
+            out.append(Outcome(name, h, everyone))
+        else:
+            per_image = np.bincount(links, weights=np.asarray(h, np.float64),
+                                    minlength=n_images) / np.maximum(sizes, 1)
+            out.append(Outcome(name, per_image, everyone, sizes=sizes))
+    return out
 
 
 def resample_weights(n_items: int, n_resamples: int, rng: np.random.Generator,
@@ -212,7 +236,10 @@ def paired_bootstrap_p(differences: np.ndarray) -> float:
 
 
 def mcnemar(a: Outcome, b: Outcome) -> dict[str, Any]:
-    """McNemar's exact test on the counted items: b01 (a right, b wrong) against b10."""
+    """McNemar's exact test on the counted items: b01 (a right, b wrong) against b10; NaN
+    for outcomes that are means over several (``sizes``), which are not paired 0/1."""
+    if a.sizes is not None or b.sizes is not None:
+        return {"only_a": float("nan"), "only_b": float("nan"), "p_mcnemar": float("nan")}
     counted = a.counted & b.counted
     only_a = int(np.sum((a.values == 1) & (b.values == 0) & counted))
     only_b = int(np.sum((a.values == 0) & (b.values == 1) & counted))
@@ -226,13 +253,22 @@ def bootstrap_models(kind: str, items: pd.DataFrame, scores: Mapping[str, pd.Dat
                      n_resamples: int = 1000, seed: int = 0,
                      confidence: float = 0.95) -> Bootstrap:
     """Bootstrap every model's headline metrics of one benchmark over the same resamples."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     outcomes = {model: headline_outcomes(kind, merge_scores(items, table), options)
                 for model, table in scores.items()}
+    return bootstrap_outcomes(outcomes, len(items), benchmark=benchmark,
+                              n_resamples=n_resamples, seed=seed, confidence=confidence)
+
+
+def bootstrap_outcomes(outcomes: Mapping[str, list[Outcome]], n_items: int, *, benchmark: str,
+                       n_resamples: int = 1000, seed: int = 0,
+                       confidence: float = 0.95) -> Bootstrap:
+    """Bootstrap several models' outcomes on the same ``n_items`` items (same resamples)."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    outcomes = dict(outcomes)
     draws: dict[tuple[str, str], list[np.ndarray]] = {
         (m, o.metric): [] for m, outs in outcomes.items() for o in outs}
-    for weights in resample_weights(len(items), n_resamples, bootstrap_rng(benchmark, seed)):
+    for weights in resample_weights(n_items, n_resamples, bootstrap_rng(benchmark, seed)):
         for model, outs in outcomes.items():
             for o in outs:
                 draws[model, o.metric].append(o.value(weights))
