@@ -293,22 +293,18 @@ def test_scripts(imagesets, tmp_path, monkeypatch):
     assert [np.stack(s).tolist() for s in scores.scores] == [
         [[0.0, 5.0]], [[0.0, 5.0]], [[15.0, 5.0]], [[2.5, 5.0]]]
     assert pd.read_parquet(out / "o.parquet").item_id.tolist() == ["s0", "s1"]
-    run_script("pair_metrics.py", SimpleNamespace(
-        input=SimpleNamespace(benchmark=str(tmp_path / "bench.parquet"),
-                              scores=str(out / "s.parquet")),
-        params=SimpleNamespace(kind="sugarcrepe", options={}),
-        output=SimpleNamespace(json=str(out / "m.json"), csv=str(out / "m.csv")),
-        log=[str(out / "log.txt")],
-        wildcards=SimpleNamespace(model="fake", benchmark="sc"),
-    ))
-    assert '"model": "fake"' in (out / "m.json").read_text()
-    assert "replace_att" in (out / "m.csv").read_text()
-    with pytest.raises(ValueError, match="items differ"):
-        run_script("pair_metrics.py", SimpleNamespace(
-            input=SimpleNamespace(benchmark=str(tmp_path / "other.parquet"),
+    def metrics_job(benchmark: str, name: str) -> SimpleNamespace:
+        return SimpleNamespace(
+            input=SimpleNamespace(benchmark=str(tmp_path / f"{benchmark}.parquet"),
                                   scores=str(out / "s.parquet")),
             params=SimpleNamespace(kind="sugarcrepe", options={}),
-            output=SimpleNamespace(json=str(out / "m2.json"), csv=str(out / "m2.csv")),
-            log=[str(out / "log2.txt")],
-            wildcards=SimpleNamespace(model="fake", benchmark="other"),
-        ))
+            output=SimpleNamespace(json=str(out / f"{name}.json"), csv=str(out / f"{name}.csv")),
+            log=[str(out / f"{name}.log")],
+            wildcards=SimpleNamespace(model="fake", benchmark=benchmark),
+        )
+
+    run_script("pair_metrics.py", metrics_job("bench", "m"))
+    assert '"model": "fake"' in (out / "m.json").read_text()
+    assert "replace_att" in (out / "m.csv").read_text()
+    with pytest.raises(ValueError, match="items differ"):  # scores of another benchmark
+        run_script("pair_metrics.py", metrics_job("other", "m2"))
