@@ -70,11 +70,17 @@ def test_full_sample_values_are_the_reported_metrics(kind):
                                                        options)}
     for metric, key in REPORTED[kind].items():
         assert outcomes[metric].value()[0] == pytest.approx(reported[key], abs=0.01), metric
-    if kind == "sugarcrepe":
-        per_subset = compute_metrics(kind, items, scores)["subsets"]
-        for name, entry in per_subset.items():
+    full = compute_metrics(kind, items, scores, benchmark=kind, **options)
+    if kind in ("sugarcrepe", "aro_relation", "bison"):  # per subset / relation / template
+        for name, entry in full["subsets"].items():
             assert outcomes[f"{name} accuracy"].value()[0] == pytest.approx(entry["accuracy"],
                                                                           abs=0.01)
+    if kind in ("bivlc", "winoground"):  # per negative type / subset
+        groups = full["types"] if kind == "bivlc" else full["subsets"]
+        for name, entry in groups.items():
+            for metric in ("I2T", "T2I", "Group"):
+                assert outcomes[f"{name} {metric}"].value()[0] == pytest.approx(
+                    entry[metric], abs=0.01), (name, metric)
 
 
 def test_intervals_hold_the_value_shrink_with_items_and_repeat_by_seed():

@@ -293,7 +293,7 @@ def bivlc_aggregate(
     }
 
 
-def _type_columns(df: pd.DataFrame) -> tuple[list[str], list[str]]:
+def bivlc_type_columns(df: pd.DataFrame) -> tuple[list[str], list[str]]:
     """BiVLC ``type``/``subtype`` per row, from those columns or from ``subset`` = type_subtype."""
     if "type" in df.columns and "subtype" in df.columns:
         return [str(t) for t in df["type"]], [str(s) for s in df["subtype"]]
@@ -307,7 +307,7 @@ def bivlc_metrics(df: pd.DataFrame, *, benchmark: str | None = None) -> Metrics:
         raise ValueError("bivlc metrics need the 'pair' protocol")
     scores = np.stack([as_matrix(m) for m in df["scores"]]) if len(df) else np.zeros((0, 2, 2))
     flags = pair_scores_batch(scores, _single(df, "tie_policy"))
-    types, subtypes = _type_columns(df)
+    types, subtypes = bivlc_type_columns(df)
     return _header(df, "bivlc", benchmark, {}) | bivlc_aggregate(flags, types, subtypes)
 
 

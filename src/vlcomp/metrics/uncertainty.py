@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from vlcomp.metrics.benchmarks import item_correct, merge_scores
+from vlcomp.metrics.benchmarks import bivlc_type_columns, item_correct, merge_scores
 from vlcomp.metrics.choice import as_matrix, combine_pair_columns, pair_scores_batch
 from vlcomp.seeding import stable_rng
 
@@ -96,7 +96,13 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
     if kind in ("bivlc", "winoground"):  # Winoground's text / image / group scores
         columns = _pair_columns(merged)
         names = ("I2T", "T2I", "Group") + (("Ipos2T",) if kind == "bivlc" else ())
-        return [Outcome(n, columns[n], everyone) for n in names]
+        out = [Outcome(n, columns[n], everyone) for n in names]
+        if kind == "bivlc":  # per negative type (BiVLC Table 6)
+            groups = np.asarray(bivlc_type_columns(merged)[0], dtype=object)
+        else:
+            groups = merged["subset"].astype(str).to_numpy()
+        return out + [Outcome(f"{g} {n}", columns[n], groups == g)
+                      for g in sorted(set(groups)) for n in ("I2T", "T2I", "Group")]
     correct = item_correct(merged).astype(np.float64)
     subsets = (merged["subset"].astype(str).to_numpy() if "subset" in merged
                else np.full(len(merged), "all"))
@@ -106,8 +112,11 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
         sizes = pd.Series(subsets).value_counts()
         kept = np.array([s not in symmetric and sizes[s] >= min_count for s in subsets],
                         dtype=bool)
-        return [Outcome("macro_accuracy", correct, kept, subsets),
-                Outcome("micro_accuracy", correct, everyone)]
+        out = [Outcome("macro_accuracy", correct, kept, subsets),
+               Outcome("micro_accuracy", correct, everyone)]
+        if kind == "aro_relation":  # per relation (ARO Appendix Table 2)
+            out += [Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
+        return out
     if kind == "order":
         seeds = (merged["seed"].astype(str).to_numpy() if "seed" in merged
                  else np.zeros(len(merged)).astype(str))
@@ -115,8 +124,11 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
     if kind == "sugarcrepe":
         return [Outcome("accuracy", correct, everyone)] + [
             Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
-    if kind == "bison":
-        return [Outcome("accuracy", correct, everyone)]
+    if kind == "bison":  # and per caption template
+        templates = (merged["template"].astype(str).to_numpy() if "template" in merged
+                     else subsets)
+        return [Outcome("accuracy", correct, everyone)] + [
+            Outcome(f"{t} accuracy", correct, templates == t) for t in sorted(set(templates))]
     if kind == "bison_altered":
         return [Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
     raise ValueError(f"no uncertainty for metric kind {kind!r}")

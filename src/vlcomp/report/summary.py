@@ -87,8 +87,7 @@ def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
     for table_name, table in compared.items():
         local = dict(columns)
         local |= {name: ("sugarcrepe", f"{s} accuracy") for name, s in subsets.items()}
-        if table_name.startswith("bivlc/"):
-            local |= {m: ("bivlc", m) for m in ("I2T", "T2I", "Group")}
+        local |= table_columns(table_name, set(table.column))
         for r in table.itertuples():
             if not np.isfinite(r.reproduced):
                 continue
@@ -105,6 +104,26 @@ def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
                          "difference": f"{r.reproduced - r.published:+.1f}"})
     return pd.DataFrame(rows, columns=["table", "model", "column", "published",
                                        "reproduced [95 % CI]", "difference"]), without
+
+
+def table_columns(table_name: str, names: set[str]) -> dict[str, tuple[str, str]]:
+    """Column -> (benchmark, metric) of the columns particular to one paper table: BiVLC's
+    bare I2T/T2I/Group and per-type columns (Table 6), ARO Table 2's relations, BISON's
+    caption templates."""
+    from vlcomp.report.tables import BISON_COLUMNS, BIVLC_TYPE_LABELS
+
+    if table_name.startswith("bivlc/"):
+        out = {m: ("bivlc", m) for m in ("I2T", "T2I", "Group")}
+        out |= {f"{label} {m}": ("bivlc", f"{kind} {m}")
+                for kind, label in BIVLC_TYPE_LABELS.items() for m in ("I2T", "T2I", "Group")}
+        return out
+    if table_name == "aro/table2":
+        return {"Accuracy": ("vg_relation", "macro_accuracy")} | {
+            c: ("vg_relation", f"{c} accuracy") for c in names if c != "Accuracy"}
+    if table_name == "bison/bison":
+        return {"Accuracy": ("bison", "accuracy")} | {
+            label: ("bison", f"{t} accuracy") for t, label in BISON_COLUMNS.items()}
+    return {}
 
 
 def markdown(table: pd.DataFrame, index: bool = True) -> str:
