@@ -53,7 +53,7 @@ REPORTED = {  # the numbers compute_metrics puts in "overall" for each headline 
     "aro_attribution": {"macro_accuracy": "macro_accuracy", "micro_accuracy": "micro_accuracy"},
     "order": {"mean": "mean"},
     "bison": {"accuracy": "accuracy"},
-    "bivlc": {"I2T": "I2T", "T2I": "T2I", "Group": "Group", "Ipos2T": "Ipos2T"},
+    "bivlc": {m: m for m in ("I2T", "T2I", "Group", "Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I")},
     "winoground": {"I2T": "I2T", "T2I": "T2I", "Group": "Group"},
 }
 

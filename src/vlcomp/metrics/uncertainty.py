@@ -95,7 +95,8 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
     everyone = np.ones(len(merged), dtype=bool)
     if kind in ("bivlc", "winoground"):  # Winoground's text / image / group scores
         columns = _pair_columns(merged)
-        names = ("I2T", "T2I", "Group") + (("Ipos2T",) if kind == "bivlc" else ())
+        names = ("I2T", "T2I", "Group") + (
+            ("Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I") if kind == "bivlc" else ())
         out = [Outcome(n, columns[n], everyone) for n in names]
         if kind == "bivlc":  # per negative type (BiVLC Table 6)
             groups = np.asarray(bivlc_type_columns(merged)[0], dtype=object)

@@ -113,7 +113,8 @@ def table_columns(table_name: str, names: set[str]) -> dict[str, tuple[str, str]
     from vlcomp.report.tables import BISON_COLUMNS, BIVLC_TYPE_LABELS
 
     if table_name.startswith("bivlc/"):
-        out = {m: ("bivlc", m) for m in ("I2T", "T2I", "Group")}
+        out = {m: ("bivlc", m)
+               for m in ("I2T", "T2I", "Group", "Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I")}
         out |= {f"{label} {m}": ("bivlc", f"{kind} {m}")
                 for kind, label in BIVLC_TYPE_LABELS.items() for m in ("I2T", "T2I", "Group")}
         return out
