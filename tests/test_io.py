@@ -73,3 +73,18 @@ def test_prepend_pythonpath_puts_the_folder_first_once(monkeypatch):
     monkeypatch.delenv("PYTHONPATH")
     prepend_pythonpath("/src")
     assert os.environ["PYTHONPATH"] == "/src"
+
+
+def test_atomic_writes_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    from vlcomp.io import atomic_path
+
+    mask = os.umask(0o022)
+    try:
+        with atomic_path(tmp_path / "x.txt") as tmp:
+            tmp.write_text("x")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "x.txt").stat().st_mode) == 0o644

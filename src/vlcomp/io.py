@@ -19,7 +19,8 @@ from PIL import Image
 
 @contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; move it into place only on success."""
+    """Yield a temporary path beside ``path``; move it into place only on success, with the
+    permissions a plain ``open`` would give (mkstemp's are owner-only)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix,
@@ -27,10 +28,19 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        if os.path.isfile(tmp):
+            os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _umask() -> int:
+    """The process's file-creation mask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
