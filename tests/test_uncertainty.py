@@ -196,3 +196,43 @@ def test_retrieval_recalls_resample_images_with_their_texts():
     assert pairs.loc["t2i_r1", "p_bootstrap"] == 1.0
     assert np.isnan(pairs.loc["t2i_r1", "p_mcnemar"])  # per-image means are not 0/1 pairs
     assert pairs.loc["i2t_r1", "p_mcnemar"] == 1.0
+
+
+def test_jackknife_leaves_each_item_out():
+    from vlcomp.metrics.uncertainty import jackknife
+
+    values = np.array([1, 0, 1, 1, 0, 1.0])
+    groups = np.array(["x", "x", "y", "y", "y", "z"])
+    for outcome in (Outcome("micro", values, np.ones(6, bool)),
+                    Outcome("macro", values, groups != "z", groups)):
+        brute = []
+        for i in range(6):
+            weights = np.ones((1, 6))
+            weights[0, i] = 0
+            brute.append(outcome.value(weights)[0])
+        np.testing.assert_allclose(jackknife(outcome), brute)
+
+
+def test_bca_agrees_with_scipy_on_a_skewed_proportion():
+    from scipy.stats import bootstrap
+
+    values = np.zeros(120)
+    values[:7] = 1  # 5.8 %: the percentile interval is biased near 0
+    outcome = Outcome("acc", values, np.ones(120, bool))
+    ours = bootstrap_outcomes_table(outcome, "bca")
+    reference = bootstrap((values * 100,), np.mean, n_resamples=5000, method="BCa",
+                          random_state=np.random.default_rng(0)).confidence_interval
+    assert ours.ci_low == pytest.approx(reference.low, abs=1.0)
+    assert ours.ci_high == pytest.approx(reference.high, abs=1.0)
+    percentile = bootstrap_outcomes_table(outcome, "percentile")
+    assert (ours.ci_low, ours.ci_high) != (percentile.ci_low, percentile.ci_high)
+    with pytest.raises(ValueError, match="interval method 'normal'"):
+        bootstrap_outcomes_table(outcome, "normal")
+
+
+def bootstrap_outcomes_table(outcome: Outcome, method: str):
+    from vlcomp.metrics.uncertainty import bootstrap_outcomes
+
+    boot = bootstrap_outcomes({"m": [outcome]}, len(outcome.values), benchmark="b",
+                              n_resamples=5000, seed=0, method=method)
+    return boot.table().iloc[0]

@@ -90,6 +90,7 @@ UNCERTAINTY = {
     "resamples": 1000,
     "seed": 0,
     "confidence": 0.95,
+    "method": "percentile",
     **config.get("uncertainty", {}),
 }
 # Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;

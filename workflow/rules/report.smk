@@ -513,6 +513,7 @@ rule uncertainty:
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
     script:
         "../scripts/uncertainty.py"
 
@@ -556,6 +557,7 @@ rule uncertainty_retrieval:
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
     script:
         "../scripts/uncertainty_retrieval.py"
 
@@ -631,6 +633,7 @@ rule summary:
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
     script:
         "../scripts/summary.py"
 

@@ -25,6 +25,6 @@ with job_log(snakemake.log[0]) as log:
     published, without = published_rows(compared, numbers, columns, p.aliases,
                                         sugarcrepe_subset_columns(intervals))
     write_summary(snakemake.output[0], headline, published, without, resamples=p.resamples,
-                  seed=p.seed, confidence=p.confidence)
+                  seed=p.seed, confidence=p.confidence, method=p.method)
     log.info("%d models/groups x %d headline metrics; %d published comparisons with a CI, "
              "%d without", len(headline), len(columns), len(published), without)

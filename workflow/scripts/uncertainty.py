@@ -14,7 +14,7 @@ with job_log(snakemake.log[0]) as log:
                                                        strict=True)}
     boot = bootstrap_models(p.kind, items, scores, benchmark=snakemake.wildcards.benchmark,
                             options=p.options, n_resamples=p.resamples, seed=p.seed,
-                            confidence=p.confidence)
+                            confidence=p.confidence, method=p.method)
     intervals = boot.table()
     write_csv(intervals, out.intervals, index=False)
     comparisons = boot.comparisons()

@@ -25,7 +25,8 @@ with job_log(snakemake.log[0]) as log:
                               text_emb[[text_rows[q] for q in queries.query_id]], links)
         outcomes[model] = retrieval_outcomes(hits, links)
     boot = bootstrap_outcomes(outcomes, len(gallery), benchmark=snakemake.wildcards.benchmark,
-                              n_resamples=p.resamples, seed=p.seed, confidence=p.confidence)
+                              n_resamples=p.resamples, seed=p.seed, confidence=p.confidence,
+                              method=p.method)
     intervals = boot.table()
     write_csv(intervals, out.intervals, index=False)
     write_csv(boot.comparisons(), out.comparisons, index=False)

@@ -30,6 +30,8 @@ from vlcomp.metrics.benchmarks import bivlc_type_columns, item_correct, merge_sc
 from vlcomp.metrics.choice import as_matrix, combine_pair_columns, pair_scores_batch
 from vlcomp.seeding import stable_rng
 
+INTERVAL_METHODS = ("percentile", "bca")
+
 
 @dataclass
 class Outcome:
@@ -71,6 +73,22 @@ class Outcome:
             out = np.full(len(w), np.nan)
             out[~empty] = np.nanmean(per_column[~empty], axis=1)
         return 100.0 * out
+
+
+def jackknife(outcome: Outcome) -> np.ndarray:
+    """The metric in percent with each item left out in turn (n_items,): the BCa
+    interval's acceleration comes from these."""
+    hits, weights = outcome._hits, outcome._columns
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_column = (hits.sum(axis=0) - hits) / (weights.sum(axis=0) - weights)
+        if per_column.shape[1] == 0:
+            return np.full(len(hits), np.nan)
+        if outcome.groups is None:
+            return 100.0 * per_column[:, 0]
+        empty = np.isnan(per_column).all(axis=1)
+        out = np.full(len(hits), np.nan)
+        out[~empty] = np.nanmean(per_column[~empty], axis=1)
+    return 100.0 * out
 
 
 def _single(df: pd.DataFrame, column: str) -> Any:
@@ -181,13 +199,20 @@ class Bootstrap:
     outcomes: dict[str, list[Outcome]]  # model -> outcomes (same metrics, same items)
     draws: dict[tuple[str, str], np.ndarray]  # (model, metric) -> values per resample
     confidence: float
+    method: str = "percentile"  # or "bca"
 
-    def interval(self, draws: np.ndarray) -> tuple[float, float]:
-        tail = (1.0 - self.confidence) / 2 * 100
+    def interval(self, draws: np.ndarray, value: float | None = None,
+                 leave_one_out: np.ndarray | None = None) -> tuple[float, float]:
+        """Percentile interval of the draws, or BCa (``method="bca"``: bias from the share
+        of draws below ``value``, acceleration from the ``leave_one_out`` values)."""
         finite = draws[np.isfinite(draws)]
         if not len(finite):
             return float("nan"), float("nan")
-        low, high = np.percentile(finite, [tail, 100 - tail])
+        tail = (1.0 - self.confidence) / 2
+        levels = np.array([tail, 1 - tail])
+        if self.method == "bca" and value is not None and leave_one_out is not None:
+            levels = bca_levels(finite, value, leave_one_out, levels)
+        low, high = np.percentile(finite, 100 * levels)
         return float(low), float(high)
 
     def table(self) -> pd.DataFrame:
@@ -195,7 +220,8 @@ class Bootstrap:
         rows = []
         for model, outcomes in self.outcomes.items():
             for o in outcomes:
-                low, high = self.interval(self.draws[model, o.metric])
+                low, high = self.interval(self.draws[model, o.metric], o.value()[0],
+                                          jackknife(o))
                 rows.append({"model": model, "metric": o.metric, "value": float(o.value()[0]),
                              "ci_low": low, "ci_high": high, "n": int(o.counted.sum())})
         return pd.DataFrame(rows)
@@ -210,16 +236,21 @@ class Bootstrap:
                 continue
             for o in self.outcomes[present[0]]:
                 draws = np.mean([self.draws[m, o.metric] for m in present], axis=0)
-                low, high = self.interval(draws)
                 value = float(np.mean([self.draws_value(m, o.metric) for m in present]))
+                leave_one_out = np.mean([jackknife(self.outcome(m, o.metric))
+                                         for m in present], axis=0)
+                low, high = self.interval(draws, value, leave_one_out)
                 rows.append({"group": group, "metric": o.metric, "seeds": len(present),
                              "value": value, "ci_low": low, "ci_high": high})
         return pd.DataFrame(rows, columns=["group", "metric", "seeds", "value", "ci_low",
                                            "ci_high"])
 
+    def outcome(self, model: str, metric: str) -> Outcome:
+        return next(o for o in self.outcomes[model] if o.metric == metric)
+
     def draws_value(self, model: str, metric: str) -> float:
         """The full-sample value of one model's metric."""
-        return float(next(o for o in self.outcomes[model] if o.metric == metric).value()[0])
+        return float(self.outcome(model, metric).value()[0])
 
     def comparisons(self, pairs: Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
         """Paired differences (a - b) per metric: value, CI, bootstrap p and McNemar p."""
@@ -229,13 +260,32 @@ class Bootstrap:
         for a, b in pairs:
             for oa, ob in zip(self.outcomes[a], self.outcomes[b], strict=True):
                 diff = self.draws[a, oa.metric] - self.draws[b, ob.metric]
-                low, high = self.interval(diff)
+                low, high = self.interval(diff, float(oa.value()[0] - ob.value()[0]),
+                                          jackknife(oa) - jackknife(ob))
                 rows.append({"model_a": a, "model_b": b, "metric": oa.metric,
                              "difference": float(oa.value()[0] - ob.value()[0]),
                              "ci_low": low, "ci_high": high,
                              "p_bootstrap": paired_bootstrap_p(diff),
                              **mcnemar(oa, ob)})
         return pd.DataFrame(rows)
+
+
+def bca_levels(draws: np.ndarray, value: float, leave_one_out: np.ndarray,
+               levels: np.ndarray) -> np.ndarray:
+    """Bias-corrected and accelerated percentile levels (Efron 1987) for nominal ``levels``;
+    the nominal ones where the correction is undefined (all draws on one side, no spread)."""
+    from scipy.stats import norm
+
+    below = (np.sum(draws < value) + 0.5 * np.sum(draws == value)) / len(draws)
+    jack = leave_one_out[np.isfinite(leave_one_out)]
+    if not 0 < below < 1 or len(jack) < 2:
+        return levels
+    z0 = norm.ppf(below)
+    d = jack.mean() - jack
+    spread = np.sum(d**2)
+    a = float(np.sum(d**3) / (6 * spread**1.5)) if spread > 0 else 0.0
+    z = norm.ppf(levels)
+    return norm.cdf(z0 + (z0 + z) / (1 - a * (z0 + z)))
 
 
 def paired_bootstrap_p(differences: np.ndarray) -> float:
@@ -263,21 +313,25 @@ def mcnemar(a: Outcome, b: Outcome) -> dict[str, Any]:
 
 def bootstrap_models(kind: str, items: pd.DataFrame, scores: Mapping[str, pd.DataFrame], *,
                      benchmark: str, options: Mapping[str, Any] | None = None,
-                     n_resamples: int = 1000, seed: int = 0,
-                     confidence: float = 0.95) -> Bootstrap:
+                     n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                     method: str = "percentile") -> Bootstrap:
     """Bootstrap every model's headline metrics of one benchmark over the same resamples."""
     outcomes = {model: headline_outcomes(kind, merge_scores(items, table), options)
                 for model, table in scores.items()}
     return bootstrap_outcomes(outcomes, len(items), benchmark=benchmark,
-                              n_resamples=n_resamples, seed=seed, confidence=confidence)
+                              n_resamples=n_resamples, seed=seed, confidence=confidence,
+                              method=method)
 
 
 def bootstrap_outcomes(outcomes: Mapping[str, list[Outcome]], n_items: int, *, benchmark: str,
-                       n_resamples: int = 1000, seed: int = 0,
-                       confidence: float = 0.95) -> Bootstrap:
-    """Bootstrap several models' outcomes on the same ``n_items`` items (same resamples)."""
+                       n_resamples: int = 1000, seed: int = 0, confidence: float = 0.95,
+                       method: str = "percentile") -> Bootstrap:
+    """Bootstrap several models' outcomes on the same ``n_items`` items (same resamples);
+    ``method`` percentile or bca for the intervals."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if method not in INTERVAL_METHODS:
+        raise ValueError(f"interval method {method!r}: one of {INTERVAL_METHODS}")
     outcomes = dict(outcomes)
     draws: dict[tuple[str, str], list[np.ndarray]] = {
         (m, o.metric): [] for m, outs in outcomes.items() for o in outs}
@@ -285,7 +339,8 @@ def bootstrap_outcomes(outcomes: Mapping[str, list[Outcome]], n_items: int, *, b
         for model, outs in outcomes.items():
             for o in outs:
                 draws[model, o.metric].append(o.value(weights))
-    return Bootstrap(outcomes, {k: np.concatenate(v) for k, v in draws.items()}, confidence)
+    return Bootstrap(outcomes, {k: np.concatenate(v) for k, v in draws.items()}, confidence,
+                     method)
 
 
 def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]],

@@ -141,7 +141,8 @@ def markdown(table: pd.DataFrame, index: bool = True) -> str:
 
 
 def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFrame,
-                  without: int, *, resamples: int, seed: int, confidence: float) -> None:
+                  without: int, *, resamples: int, seed: int, confidence: float,
+                  method: str = "percentile") -> None:
     """Write ``results/summary.md``."""
     from vlcomp.io import atomic_path
 
@@ -149,7 +150,8 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
     text = [
         "# vlcomp: results at a glance", "",
         f"Every number is the metric in percent with its {level} confidence interval: a "
-        f"percentile bootstrap over the benchmark's test items ({resamples} resamples, seed "
+        f"{'BCa' if method == 'bca' else 'percentile'} bootstrap over the benchmark's test "
+        f"items ({resamples} resamples, seed "
         f"{seed}). A model trained with several seeds shows the mean over its seeds, the "
         "interval of that mean over items, and `sd`, the standard deviation over seeds.",
         "Paired tests between models (bootstrap and McNemar p-values) are in "
