@@ -18,8 +18,8 @@ their spread is reported separately (`seed_spread`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -200,18 +200,21 @@ class Bootstrap:
     draws: dict[tuple[str, str], np.ndarray]  # (model, metric) -> values per resample
     confidence: float
     method: str = "percentile"  # or "bca"
+    _leave_one_out: dict[tuple[str, str], np.ndarray] = field(default_factory=dict, repr=False)
 
     def interval(self, draws: np.ndarray, value: float | None = None,
-                 leave_one_out: np.ndarray | None = None) -> tuple[float, float]:
+                 leave_one_out: Callable[[], np.ndarray] | None = None
+                 ) -> tuple[float, float]:
         """Percentile interval of the draws, or BCa (``method="bca"``: bias from the share
-        of draws below ``value``, acceleration from the ``leave_one_out`` values)."""
+        of draws below ``value``, acceleration from the ``leave_one_out()`` values, computed
+        only then)."""
         finite = draws[np.isfinite(draws)]
         if not len(finite):
             return float("nan"), float("nan")
         tail = (1.0 - self.confidence) / 2
         levels = np.array([tail, 1 - tail])
         if self.method == "bca" and value is not None and leave_one_out is not None:
-            levels = bca_levels(finite, value, leave_one_out, levels)
+            levels = bca_levels(finite, value, leave_one_out(), levels)
         low, high = np.percentile(finite, 100 * levels)
         return float(low), float(high)
 
@@ -221,7 +224,7 @@ class Bootstrap:
         for model, outcomes in self.outcomes.items():
             for o in outcomes:
                 low, high = self.interval(self.draws[model, o.metric], o.value()[0],
-                                          jackknife(o))
+                                          lambda m=model, o=o: self.jackknife(m, o.metric))
                 rows.append({"model": model, "metric": o.metric, "value": float(o.value()[0]),
                              "ci_low": low, "ci_high": high, "n": int(o.counted.sum())})
         return pd.DataFrame(rows)
@@ -237,9 +240,8 @@ class Bootstrap:
             for o in self.outcomes[present[0]]:
                 draws = np.mean([self.draws[m, o.metric] for m in present], axis=0)
                 value = float(np.mean([self.draws_value(m, o.metric) for m in present]))
-                leave_one_out = np.mean([jackknife(self.outcome(m, o.metric))
-                                         for m in present], axis=0)
-                low, high = self.interval(draws, value, leave_one_out)
+                low, high = self.interval(draws, value, lambda present=present, o=o: np.mean(
+                    [self.jackknife(m, o.metric) for m in present], axis=0))
                 rows.append({"group": group, "metric": o.metric, "seeds": len(present),
                              "value": value, "ci_low": low, "ci_high": high})
         return pd.DataFrame(rows, columns=["group", "metric", "seeds", "value", "ci_low",
@@ -247,6 +249,13 @@ class Bootstrap:
 
     def outcome(self, model: str, metric: str) -> Outcome:
         return next(o for o in self.outcomes[model] if o.metric == metric)
+
+    def jackknife(self, model: str, metric: str) -> np.ndarray:
+        """`jackknife` of one model's metric, computed once."""
+        key = (model, metric)
+        if key not in self._leave_one_out:
+            self._leave_one_out[key] = jackknife(self.outcome(model, metric))
+        return self._leave_one_out[key]
 
     def draws_value(self, model: str, metric: str) -> float:
         """The full-sample value of one model's metric."""
@@ -260,8 +269,9 @@ class Bootstrap:
         for a, b in pairs:
             for oa, ob in zip(self.outcomes[a], self.outcomes[b], strict=True):
                 diff = self.draws[a, oa.metric] - self.draws[b, ob.metric]
-                low, high = self.interval(diff, float(oa.value()[0] - ob.value()[0]),
-                                          jackknife(oa) - jackknife(ob))
+                low, high = self.interval(
+                    diff, float(oa.value()[0] - ob.value()[0]),
+                    lambda a=a, b=b, m=oa.metric: self.jackknife(a, m) - self.jackknife(b, m))
                 rows.append({"model_a": a, "model_b": b, "metric": oa.metric,
                              "difference": float(oa.value()[0] - ob.value()[0]),
                              "ci_low": low, "ci_high": high,
