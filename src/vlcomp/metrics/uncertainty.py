@@ -63,14 +63,19 @@ class Outcome:
         """The metric in percent for each row of ``resample_weights`` (items' multiplicities,
         shape (r, n_items)); the full sample when None. NaN where nothing is counted."""
         w = np.ones((1, len(self.values))) if resample_weights is None else resample_weights
-        if self._columns.shape[1] == 0:
-            return np.full(len(w), np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
-            per_column = (w @ self._hits) / (w @ self._columns)
-            if self.groups is None:
-                return 100.0 * per_column[:, 0]
-            empty = np.isnan(per_column).all(axis=1)
-            out = np.full(len(w), np.nan)
+            return self.aggregate((w @ self._hits) / (w @ self._columns))
+
+    def aggregate(self, per_column: np.ndarray) -> np.ndarray:
+        """Rows of per-column (or per-group) means -> the metric in percent per row: the
+        column itself (micro), or the mean over the groups present (macro); NaN if none."""
+        if per_column.shape[1] == 0:
+            return np.full(len(per_column), np.nan)
+        if self.groups is None:
+            return 100.0 * per_column[:, 0]
+        empty = np.isnan(per_column).all(axis=1)
+        out = np.full(len(per_column), np.nan)
+        with np.errstate(invalid="ignore"):
             out[~empty] = np.nanmean(per_column[~empty], axis=1)
         return 100.0 * out
 
@@ -80,15 +85,7 @@ def jackknife(outcome: Outcome) -> np.ndarray:
     interval's acceleration comes from these."""
     hits, weights = outcome._hits, outcome._columns
     with np.errstate(invalid="ignore", divide="ignore"):
-        per_column = (hits.sum(axis=0) - hits) / (weights.sum(axis=0) - weights)
-        if per_column.shape[1] == 0:
-            return np.full(len(hits), np.nan)
-        if outcome.groups is None:
-            return 100.0 * per_column[:, 0]
-        empty = np.isnan(per_column).all(axis=1)
-        out = np.full(len(hits), np.nan)
-        out[~empty] = np.nanmean(per_column[~empty], axis=1)
-    return 100.0 * out
+        return outcome.aggregate((hits.sum(axis=0) - hits) / (weights.sum(axis=0) - weights))
 
 
 def _single(df: pd.DataFrame, column: str) -> Any:
