@@ -65,11 +65,11 @@ def test_paper_figures_from_tables(tmp_path):
     and the I2T/T2I scatter of seed groups, each as PNG and PDF."""
     from vlcomp.report.figures import (
         bar_plot,
-        group_intervals,
         i2t_t2i_scatter,
         relation_bar_values,
         robustness_drop_values,
     )
+    from vlcomp.report.summary import group_intervals
 
     table2 = pd.DataFrame({"relation": ["Accuracy", "above", "on"], "CLIP": [50.0, 40, 60],
                            "CLIP std": [None, None, None], "FT": [55.0, 45, 65],

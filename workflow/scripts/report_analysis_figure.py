@@ -7,11 +7,11 @@ import pandas as pd
 from vlcomp.jobs import job_log
 from vlcomp.report.figures import (
     bar_plot,
-    group_intervals,
     i2t_t2i_scatter,
     relation_bar_values,
     robustness_drop_values,
 )
+from vlcomp.report.summary import group_intervals
 
 with job_log(snakemake.log[0]) as log:
     p, out = snakemake.params, snakemake.output

@@ -7,7 +7,7 @@ written atomically as PNG without a ``Software`` entry, so equal values give equ
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -243,19 +243,3 @@ def i2t_t2i_scatter(intervals: pd.DataFrame, labels: Mapping[str, str], path: Pa
     ax.grid(color="0.9", linewidth=0.6)
     ax.legend(fontsize=7, loc="upper left", frameon=False)
     return _save_png(fig, path, title, pdf)
-
-
-def group_intervals(intervals: pd.DataFrame, seeds: pd.DataFrame,
-                    groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """One uncertainty row per display label and metric: a single model's, or a seed
-    group's mean with the CI of that mean (``model`` = the label)."""
-    parts = []
-    for label, members in groups.items():
-        if len(members) == 1:
-            parts.append(intervals[intervals.model == members[0]].assign(model=label))
-        else:
-            mine = seeds[seeds.group == label]
-            parts.append(pd.DataFrame({"model": label, "metric": mine.metric,
-                                       "value": mine["mean"], "ci_low": mine.ci_low,
-                                       "ci_high": mine.ci_high}))
-    return pd.concat(parts, ignore_index=True) if parts else intervals.iloc[:0]

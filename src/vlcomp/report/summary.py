@@ -38,26 +38,35 @@ def cell(value: float, low: float, high: float, spread: float | None = None) -> 
     return text + (f" sd {spread:.1f}" if spread is not None and np.isfinite(spread) else "")
 
 
+def group_intervals(intervals: pd.DataFrame, seeds: pd.DataFrame,
+                    groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """One uncertainty row per display label and metric (``model`` = the label): a single
+    model's, or a seed group's mean with the CI of that mean and ``seed_std``."""
+    parts = []
+    for label, members in groups.items():
+        if len(members) == 1:
+            parts.append(intervals[intervals.model == members[0]].assign(
+                model=label, seed_std=np.nan))
+        else:
+            mine = seeds[seeds.group == label]
+            parts.append(pd.DataFrame({"model": label, "metric": mine.metric,
+                                       "value": mine["mean"], "ci_low": mine.ci_low,
+                                       "ci_high": mine.ci_high,
+                                       "seed_std": mine.get("seed_std", np.nan)}))
+    return pd.concat(parts, ignore_index=True) if parts else intervals.iloc[:0]
+
+
 class Numbers:
     """Values and CIs per (row label, benchmark, metric): models, and groups of seeds."""
 
     def __init__(self, intervals: Mapping[str, pd.DataFrame], seeds: Mapping[str, pd.DataFrame],
                  groups: Mapping[str, Sequence[str]]) -> None:
         self.rows: dict[tuple[str, str, str], tuple[float, float, float, float | None]] = {}
-        self.order: list[str] = []
-        for label, members in groups.items():
-            self.order.append(label)
-            for benchmark, table in intervals.items():
-                if len(members) == 1:
-                    mine = table[table.model == members[0]]
-                    for r in mine.itertuples():
-                        self.rows[label, benchmark, r.metric] = (r.value, r.ci_low, r.ci_high,
-                                                                 None)
-                else:
-                    group = seeds[benchmark]
-                    for r in group[group.group == label].itertuples():
-                        self.rows[label, benchmark, r.metric] = (r.mean, r.ci_low, r.ci_high,
-                                                                 r.seed_std)
+        self.order = list(groups)
+        for benchmark, table in intervals.items():
+            for r in group_intervals(table, seeds[benchmark], groups).itertuples():
+                spread = None if np.isnan(r.seed_std) else r.seed_std
+                self.rows[r.model, benchmark, r.metric] = (r.value, r.ci_low, r.ci_high, spread)
 
     def get(self, label: str, benchmark: str, metric: str):
         return self.rows.get((label, benchmark, metric))
