@@ -74,7 +74,7 @@ def test_published_rows_carry_our_interval_and_refuse_a_mismatch():
         "aro/aro": pd.DataFrame({"row": ["FT", "CLIP"], "column": ["VG-Relation", "Flickr"],
                                  "published": [64.0, 1.0], "reproduced": [56.0, 2.0]})}
     rows, without = published_rows(compared, numbers, columns, {}, subsets)
-    assert without == 1  # Flickr: no interval here; NaN reproduced: not compared
+    assert without == ["aro/aro: CLIP / Flickr"]  # no interval; NaN reproduced: not compared
     assert rows["reproduced [95 % CI]"].tolist() == ["70.0 [67.0, 73.0]",
                                                      "72.0 [70.0, 74.0] sd 1.4",
                                                      "56.0 [52.0, 60.0] sd 1.4"]
@@ -89,7 +89,7 @@ def test_every_number_in_the_summary_has_an_interval(tmp_path):
     columns = headline_columns(KINDS, LABELS)
     rows, without = published_rows({}, numbers, columns, {}, {})
     path = tmp_path / "summary.md"
-    write_summary(path, headline_table(numbers, columns, GROUPS), rows, without,
+    write_summary(path, headline_table(numbers, columns, GROUPS), rows, len(without),
                   resamples=1000, seed=0, confidence=0.95)
     text = path.read_text()
     assert "95 % confidence interval" in text and "1000 resamples" in text
@@ -98,3 +98,45 @@ def test_every_number_in_the_summary_has_an_interval(tmp_path):
             values = re.findall(r"\d+\.\d", line)
             intervals_ = re.findall(r"\[\d+\.\d, \d+\.\d\]", line)
             assert len(intervals_) >= 1 and len(values) >= 3 * len(intervals_), line
+
+
+def test_seed_spreads_join_their_mean_chance_rows_are_exact_and_cells_come_first():
+    numbers = Numbers(intervals(), seeds(), GROUPS)
+    columns = headline_columns(KINDS, LABELS)
+    compared = {
+        "aro/aro": pd.DataFrame({
+            "row": ["FT", "FT", "Chance-level", "CLIP", "CLIP"],
+            "column": ["VG-Relation", "VG-Relation std", "VG-Relation", "Order", "Order std"],
+            "published": [64.0, 0.5, 50.0, 46.0, 0.7],
+            "reproduced": [56.0, 1.41, 50.0, 21.0, 2.9]}),
+        "robustness/aro_table3": pd.DataFrame({
+            "row": ["COCO-like / No Shuffling / CLIP"] * 2, "column": ["Text R@1"] * 2,
+            "published": [50.3, 50.3], "reproduced": [1.25, float("nan")]}),
+    }
+    cells = {("robustness/aro_table3", "COCO-like / No Shuffling / CLIP", "Text R@1"):
+             (1.25, 0.0, 7.19, None)}
+    rows, without = published_rows(compared, numbers, columns, {}, {}, cells)
+    by_column = rows.set_index(["table", "column"])
+    # the std row joins its mean: published mean ± sd, our interval and our seeds' sd
+    ft = by_column.loc[("aro/aro", "VG-Relation")]
+    assert (ft.published, ft["reproduced [95 % CI]"]) == ("64.0 ± 0.5",
+                                                          "56.0 [52.0, 60.0] sd 1.4")
+    assert "Chance-level" not in set(rows.model)  # an exact level: nothing to resample
+    table3 = by_column.loc[("robustness/aro_table3", "Text R@1")]
+    assert table3["reproduced [95 % CI]"] == "1.2 [0.0, 7.2]"
+    # Order has no interval here: it and its std are both counted as without
+    assert without == ["aro/aro: CLIP / Order", "aro/aro: CLIP / Order std"]
+    assert len(rows) == 2
+
+
+def test_procedure_tables_take_their_intervals_only_from_cells():
+    numbers = Numbers(intervals(), seeds(), GROUPS)
+    columns = headline_columns(KINDS, LABELS)
+    held_out = {"visualgptscore/table4": pd.DataFrame({
+        "row": ["CLIP"], "column": ["SugarCrepe"], "published": [60.0], "reproduced": [58.0]})}
+    rows, without = published_rows(held_out, numbers, columns, {}, {})
+    assert not len(rows) and without == ["visualgptscore/table4: CLIP / SugarCrepe"]
+    cells = {("visualgptscore/table4", "CLIP", "SugarCrepe"): (58.0, 55.0, 61.0, 1.0)}
+    rows, without = published_rows(held_out, numbers, columns, {}, {}, cells)
+    assert rows["reproduced [95 % CI]"].tolist() == ["58.0 [55.0, 61.0] sd 1.0"]
+    assert without == []

@@ -199,6 +199,47 @@ def test_detection_rules_by_hand():
     assert sugarcrepe_by_detection(txt0, txt1) == pytest.approx(200 / 3)
 
 
+
+def test_detector_intervals_use_each_benchmarks_resamples():
+    from vlcomp.metrics.detection import detector_uncertainty
+    from vlcomp.metrics.uncertainty import bootstrap_rng, resample_weights
+    from vlcomp.report.generation import detector_cells
+
+    rng = np.random.default_rng(0)
+
+    def probabilities(shift: float) -> pd.DataFrame:
+        n, m = 60, 40
+        bivlc = pd.DataFrame({"benchmark": "bivlc", "item_id": [f"b{k}" for k in range(n)],
+                              **{c: rng.uniform(0, 1, n) + (shift if c.endswith("1") else 0)
+                                 for c in ("p_image0", "p_image1", "p_text0", "p_text1")}})
+        sugar = pd.DataFrame({"benchmark": "sugarcrepe", "item_id": [f"s{k}" for k in range(m)],
+                              "p_text0": rng.uniform(0, 1, m),
+                              "p_text1": rng.uniform(0, 1, m) + shift})
+        return pd.concat([bivlc, sugar], ignore_index=True)
+
+    probs = {"clip": probabilities(0.1), "trohn": probabilities(0.4)}
+    intervals, comparisons = detector_uncertainty(probs, n_resamples=200, seed=3)
+    clip = intervals[intervals.model == "clip"].set_index("metric")
+    b = probs["clip"][probs["clip"].benchmark == "bivlc"]
+    full = detection_scores(b.p_image0, b.p_image1, b.p_text0, b.p_text1)
+    for metric in ("I2T", "T2I", "Group", "text_detection", "image_detection"):
+        assert clip.loc[metric, "value"] == pytest.approx(full[metric])
+        assert clip.loc[metric, "ci_low"] <= full[metric] <= clip.loc[metric, "ci_high"]
+    assert clip.loc["SugarCrepe", "n"] == 40 and clip.loc["I2T", "n"] == 60
+    # the resamples are the benchmark's own: a statistic redrawn by hand matches
+    weights = np.concatenate(resample_weights(60, 200, bootstrap_rng("bivlc", 3)))
+    i2t = ((b.p_image0 <= 0.5) & (b.p_text0 < b.p_text1) & (b.p_image1 > 0.5)).to_numpy()
+    draws = 100 * (weights @ i2t) / weights.sum(axis=1)
+    assert clip.loc["I2T", "ci_low"] == pytest.approx(np.percentile(draws, 2.5))
+    assert set(comparisons.benchmark) == {"bivlc", "sugarcrepe"}
+    cells = detector_cells(intervals, {"clip": "CLIP"})
+    assert cells["bivlc/table4", "CLIP/Det", "Text detection acc"][0] == pytest.approx(
+        full["text_detection"])
+    mismatch = {"clip": probs["clip"], "trohn": probs["trohn"].iloc[1:]}
+    with pytest.raises(ValueError, match="different items"):
+        detector_uncertainty(mismatch, n_resamples=10)
+
+
 def test_validation_split_keeps_images_on_one_side():
     ids = np.array(["a", "a", "b", "c", "c", "d", "e", "f", "g", "h"])
     val = split_by_image(ids, 0.25, 0)

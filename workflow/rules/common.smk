@@ -592,6 +592,10 @@ def all_tables():
     tables += expand(
         "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
     )
+    if "robustness" in BENCHMARKS:
+        tables += ["results/uncertainty/robustness.csv"]
+    if DETECTORS:
+        tables += ["results/uncertainty/detectors.csv"]
     if len(MODELS) >= 3 and len(CHOICE_BENCHMARKS) >= 2:
         tables += ["results/tables/analysis/rank_correlation.md"]
     if "vg_relation" in BENCHMARKS:

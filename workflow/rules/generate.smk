@@ -117,6 +117,7 @@ if DETECTORS:
         output:
             metrics="results/detectors/{model}/metrics.json",
             heads="results/detectors/{model}/heads.json",
+            probabilities="results/detectors/{model}/probabilities.parquet",
         log:
             "logs/detectors/{model}.log",
         benchmark:
@@ -136,3 +137,39 @@ if DETECTORS:
             device=config["compute"]["device"],
         script:
             "../scripts/train_detectors.py"
+
+
+if DETECTORS:
+
+    rule uncertainty_detectors:
+        input:
+            expand(
+                "results/detectors/{model}/probabilities.parquet",
+                model=DETECTORS.get("encoders", []),
+            ),
+        output:
+            intervals=report(
+                "results/uncertainty/detectors.csv",
+                caption="../report/uncertainty_detectors.rst",
+                category="Uncertainty",
+                subcategory="detectors",
+            ),
+            comparisons="results/uncertainty/detectors_comparisons.csv",
+        log:
+            "logs/uncertainty/detectors.log",
+        benchmark:
+            "benchmarks/uncertainty_detectors.tsv"
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=30,
+        params:
+            encoders=DETECTORS.get("encoders", []),
+            resamples=UNCERTAINTY["resamples"],
+            seed=UNCERTAINTY["seed"],
+            confidence=UNCERTAINTY["confidence"],
+            method=UNCERTAINTY["method"],
+        script:
+            "../scripts/uncertainty_detectors.py"

@@ -610,6 +610,12 @@ rule summary:
             for t in all_tables()
             if t.endswith("_vs_published.md")
         ],
+        robustness=(
+            ["results/uncertainty/robustness.csv"]
+            if "robustness" in BENCHMARKS
+            else []
+        ),
+        detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
     output:
         report(
             "results/summary.md", caption="../report/summary.rst", category="Summary"
@@ -630,6 +636,9 @@ rule summary:
         labels=benchmark_labels(),
         groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
         aliases=PUBLISHED_ALIASES,
+        detector_labels={
+            m: MODEL_ENTRIES[m]["label"] for m in DETECTORS.get("encoders", [])
+        },
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],

@@ -101,6 +101,7 @@ rule robustness_metrics:
     output:
         json="results/metrics/{model}/robustness.json",
         csv="results/metrics/{model}/robustness.csv",
+        outcomes="results/metrics/{model}/robustness_items.parquet",
     log:
         "logs/metrics/{model}/robustness.log",
     benchmark:
@@ -120,3 +121,42 @@ rule robustness_metrics:
         relevance_model=RELEVANCE_MODEL,
     script:
         "../scripts/robustness_metrics.py"
+
+
+rule uncertainty_robustness:
+    input:
+        expand(
+            "results/metrics/{model}/robustness_items.parquet", model=EMBEDDING_MODELS
+        ),
+    output:
+        intervals=report(
+            "results/uncertainty/robustness.csv",
+            caption="../report/uncertainty_robustness.rst",
+            category="Uncertainty",
+            subcategory="robustness",
+        ),
+        comparisons=report(
+            "results/uncertainty/robustness_comparisons.csv",
+            caption="../report/uncertainty_robustness.rst",
+            category="Uncertainty",
+            subcategory="robustness",
+        ),
+    log:
+        "logs/uncertainty/robustness.log",
+    benchmark:
+        "benchmarks/uncertainty_robustness.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        models=EMBEDDING_MODELS,
+        groups=MODEL_GROUPS,
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
+    script:
+        "../scripts/uncertainty_robustness.py"

@@ -1,9 +1,9 @@
 """Retrieval of one model on every robustness condition: clean galleries, perturbed texts and
-shuffled images (ARO Tables 3-4, Hendriksen et al.)."""
+shuffled images (ARO Tables 3-4, Hendriksen et al.); per-item outcomes for their bootstrap CIs."""
 
 import pandas as pd
 
-from vlcomp.io import read_parquet, write_json
+from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.metrics.robustness import Embeddings, evaluate_gallery
 from vlcomp.report.tables import write_csv
@@ -22,7 +22,7 @@ with job_log(snakemake.log[0]) as log:
     model = embeddings(snakemake.input.model_images, snakemake.input.model_texts)
     relevance = embeddings(snakemake.input.relevance_images, snakemake.input.relevance_texts)
     perturbed = read_parquet(snakemake.input.perturbed)
-    records = []
+    records, items = [], []
     for gallery, g_path, q_path in zip(p.galleries, snakemake.input.galleries,
                                        snakemake.input.queries, strict=True):
         image_ids = read_parquet(g_path).image_id.tolist()
@@ -32,7 +32,7 @@ with job_log(snakemake.log[0]) as log:
             gallery, image_ids, queries, model, relevance,
             perturbed=perturbed if chosen else None,
             image_conditions=p.image_conditions.get(gallery, ()) if chosen else (),
-            clean_imageset=p.gallery_imagesets[gallery],
+            clean_imageset=p.gallery_imagesets[gallery], items=items,
         )
         log.info("%s: %d images, %d queries; clean %s", gallery, len(image_ids), len(queries),
                  next(r for r in records if r["gallery"] == gallery))
@@ -40,4 +40,5 @@ with job_log(snakemake.log[0]) as log:
                 "relevance_model": p.relevance_model, "conditions": records},
                snakemake.output.json)
     write_csv(pd.DataFrame(records), snakemake.output.csv)
+    write_parquet(pd.concat(items, ignore_index=True), snakemake.output.outcomes)
     log.info("%d conditions", len(records))

@@ -4,6 +4,8 @@ published where an interval exists (`vlcomp.report.summary`)."""
 import pandas as pd
 
 from vlcomp.jobs import job_log
+from vlcomp.report.generation import detector_cells
+from vlcomp.report.robustness import interval_cells
 from vlcomp.report.summary import (
     Numbers,
     headline_columns,
@@ -22,9 +24,15 @@ with job_log(snakemake.log[0]) as log:
     headline = headline_table(numbers, columns, p.groups)
     compared = {f.removeprefix("results/tables/").removesuffix("_vs_published.csv"):
                 pd.read_csv(f) for f in inp.published}
+    cells = {}
+    for path in inp.robustness:
+        cells |= interval_cells(pd.read_csv(path), p.groups)
+    for path in inp.detectors:
+        cells |= detector_cells(pd.read_csv(path), p.detector_labels)
     published, without = published_rows(compared, numbers, columns, p.aliases,
-                                        sugarcrepe_subset_columns(intervals))
-    write_summary(snakemake.output[0], headline, published, without, resamples=p.resamples,
+                                        sugarcrepe_subset_columns(intervals), cells)
+    write_summary(snakemake.output[0], headline, published, len(without), resamples=p.resamples,
                   seed=p.seed, confidence=p.confidence, method=p.method)
     log.info("%d models/groups x %d headline metrics; %d published comparisons with a CI, "
-             "%d without", len(headline), len(columns), len(published), without)
+             "%d without:\n%s", len(headline), len(columns), len(published), len(without),
+             "\n".join(without))

@@ -1,9 +1,10 @@
-"""Natural-vs-synthetic image and text detectors on one frozen encoder; BiVLC Table 4."""
+"""Natural-vs-synthetic image and text detectors on one frozen encoder; BiVLC Table 4, and
+each test item's detector probabilities (for its bootstrap CIs)."""
 
 import numpy as np
 import pandas as pd
 
-from vlcomp.io import read_parquet, write_json
+from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
 from vlcomp.models.registry import build_scorer
@@ -71,15 +72,19 @@ with job_log(snakemake.log[0]) as log:
     def p(kind, emb, keys):
         return heads[kind].probability(rows(emb, keys))
 
-    scores = detection_scores(
-        p("image", image_emb, [i[0] for i in bivlc.image_ids]),
-        p("image", image_emb, [i[1] for i in bivlc.image_ids]),
-        p("text", text_emb, [t[0] for t in bivlc.texts]),
-        p("text", text_emb, [t[1] for t in bivlc.texts]),
-    )
-    scores["SugarCrepe"] = sugarcrepe_by_detection(
-        p("text", text_emb, [t[0] for t in sugarcrepe.texts]),
-        p("text", text_emb, [t[1] for t in sugarcrepe.texts]))
+    bivlc_p = {f"p_{kind}{k}": p(kind, emb, [x[k] for x in column])
+               for kind, emb, column in (("image", image_emb, bivlc.image_ids),
+                                         ("text", text_emb, bivlc.texts)) for k in (0, 1)}
+    sugarcrepe_p = {f"p_text{k}": p("text", text_emb, [t[k] for t in sugarcrepe.texts])
+                    for k in (0, 1)}
+    scores = detection_scores(bivlc_p["p_image0"], bivlc_p["p_image1"], bivlc_p["p_text0"],
+                              bivlc_p["p_text1"])
+    scores["SugarCrepe"] = sugarcrepe_by_detection(sugarcrepe_p["p_text0"],
+                                                   sugarcrepe_p["p_text1"])
+    write_parquet(pd.concat([
+        pd.DataFrame({"benchmark": "bivlc", "item_id": bivlc.item_id, **bivlc_p}),
+        pd.DataFrame({"benchmark": "sugarcrepe", "item_id": sugarcrepe.item_id,
+                      **sugarcrepe_p})], ignore_index=True), snakemake.output.probabilities)
     scores["encoder"] = snakemake.wildcards.model
     scores["train_instances"] = int((~val).sum())
     scores["val_instances"] = int(val.sum())

@@ -26,15 +26,17 @@ import pandas as pd
 
 from vlcomp.metrics.ranking import (
     KS,
+    SPLITS,
     Ranking,
     hendriksen_recalls,
     hit_rate_at_k,
     rank_features,
     relevance_dcg,
-    robustness_splits,
+    split_labels,
 )
 
 CLEAN = "none"
+UNSCALED = frozenset({"t2i_dcg10"})  # metrics that are not percentages
 
 
 @dataclass
@@ -57,26 +59,51 @@ def rank_both(side: Side, text_image: np.ndarray) -> tuple[Ranking, Ranking]:
     return i2t, t2i
 
 
+def condition_items(
+    model: Side, relevance: Side, text_image: np.ndarray,
+    clean_t2i_rsum: np.ndarray | None = None, ks: Sequence[int] = KS,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
+    """Per-item outcomes of one condition: per gallery image (``i2t_r{k}`` hits,
+    ``i2t_true_r{k}`` recalls) and per query (``t2i_r{k}`` hits, ``t2i_dcg10``, and 0/1
+    flags ``t2i_decreased`` / ``t2i_increased`` / ``t2i_unchanged``), as fractions (DCG as
+    it is); and the per-query t2i rsum (for the splits of later conditions)."""
+    i2t, t2i = rank_both(model, text_image)
+    per_image: dict[str, np.ndarray] = {}
+    per_query: dict[str, np.ndarray] = {}
+    for k in ks:
+        per_image[f"i2t_r{k}"] = hit_rate_at_k(i2t, k)
+    for k in ks:
+        per_query[f"t2i_r{k}"] = hit_rate_at_k(t2i, k)
+    true_i2t = hendriksen_recalls(i2t, "i2t", ks)
+    for k in ks:
+        per_image[f"i2t_true_r{k}"] = true_i2t[f"r{k}"]
+    per_query["t2i_dcg10"] = relevance_dcg(t2i, relevance.texts, relevance.images)
+    rsum = hendriksen_recalls(t2i, "t2i", ks)["rsum"]
+    labels = split_labels(rsum if clean_t2i_rsum is None else clean_t2i_rsum, rsum)
+    for name in SPLITS:
+        per_query[f"t2i_{name}"] = (labels == name).astype(np.float64)
+    return per_image, per_query, rsum
+
+
 def condition_record(
     model: Side, relevance: Side, text_image: np.ndarray,
     clean_t2i_rsum: np.ndarray | None = None, ks: Sequence[int] = KS,
 ) -> tuple[dict[str, float], np.ndarray]:
-    """Metrics of one condition and its per-query t2i rsum (for the splits of later ones)."""
-    i2t, t2i = rank_both(model, text_image)
-    rec: dict[str, float] = {}
-    for k in ks:
-        rec[f"i2t_r{k}"] = _round(hit_rate_at_k(i2t, k).mean() * 100)
-    for k in ks:
-        rec[f"t2i_r{k}"] = _round(hit_rate_at_k(t2i, k).mean() * 100)
-    true_i2t = hendriksen_recalls(i2t, "i2t", ks)
-    for k in ks:
-        rec[f"i2t_true_r{k}"] = _round(true_i2t[f"r{k}"].mean() * 100)
-    rec["t2i_dcg10"] = _round(relevance_dcg(t2i, relevance.texts, relevance.images).mean())
-    rsum = hendriksen_recalls(t2i, "t2i", ks)["rsum"]
-    splits = robustness_splits(rsum if clean_t2i_rsum is None else clean_t2i_rsum, rsum)
-    for name in ("decreased", "increased", "unchanged"):
-        rec[f"t2i_{name}"] = _round(splits[name])
-    return rec, rsum
+    """Metrics of one condition (`condition_items` averaged: percent, DCG as it is) and
+    its per-query t2i rsum (for the splits of later ones)."""
+    per_image, per_query, rsum = condition_items(model, relevance, text_image,
+                                                 clean_t2i_rsum, ks)
+    return record_of(per_image, per_query), rsum
+
+
+def record_of(per_image: Mapping[str, np.ndarray],
+              per_query: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """A condition's record from its per-item outcomes: means in percent, rounded."""
+    rec = {}
+    for name, values in {**per_image, **per_query}.items():
+        scale = 1.0 if name in UNSCALED else 100.0
+        rec[name] = _round(values.mean() * scale) if len(values) else float("nan")
+    return rec
 
 
 class Embeddings:
@@ -104,25 +131,34 @@ def evaluate_gallery(
     gallery: str, image_ids: Sequence[str], queries: pd.DataFrame, model: Embeddings,
     relevance: Embeddings, perturbed: pd.DataFrame | None = None,
     image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
+    items: list[pd.DataFrame] | None = None,
 ) -> list[dict[str, Any]]:
     """Records of one gallery: clean, then each (text perturbation, seed) of ``perturbed``
     (rows ``caption_id`` = query id, ``perturbation``, ``seed``, ``perturbed``, ``changed``),
-    then each image condition ``(perturbation, seed, image set)``."""
+    then each image condition ``(perturbation, seed, image set)``. With ``items``, each
+    condition's per-item outcomes are appended to it (`item_frame`)."""
     position = {i: k for k, i in enumerate(image_ids)}
     text_image = np.array([position[i] for i in queries.image_id], dtype=np.int64)
     query_ids = [str(q) for q in queries.query_id]
     records: list[dict[str, Any]] = []
 
     def run(kind: str, name: str, seed: int, imageset: str, texts: list[str],
-            clean: np.ndarray | None, changed: float) -> np.ndarray:
-        rec, rsum = condition_record(model.side(imageset, image_ids, texts),
-                                     relevance.side(imageset, image_ids, texts), text_image, clean)
+            clean: np.ndarray | None, changed: np.ndarray) -> np.ndarray:
+        per_image, per_query, rsum = condition_items(
+            model.side(imageset, image_ids, texts), relevance.side(imageset, image_ids, texts),
+            text_image, clean)
         records.append({"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed,
-                        "changed_pct": round(changed, 2), **rec})
+                        "changed_pct": round(100 * float(np.mean(changed)), 2),
+                        **record_of(per_image, per_query)})
+        if items is not None:
+            condition = {"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed}
+            items.append(item_frame(condition, per_image,
+                                    {**per_query, "changed": changed}, text_image))
         return rsum
 
     originals = [str(t) for t in queries.text]
-    clean = run("clean", CLEAN, -1, clean_imageset, originals, None, 0.0)
+    unchanged = np.zeros(len(query_ids))
+    clean = run("clean", CLEAN, -1, clean_imageset, originals, None, unchanged)
     if perturbed is not None:
         mine = perturbed[perturbed.caption_id.isin(set(query_ids))]
         for (name, seed), rows in mine.groupby(["perturbation", "seed"], sort=False):
@@ -131,9 +167,25 @@ def evaluate_gallery(
             missing = [q for q in query_ids if q not in text_of]
             if missing:
                 raise ValueError(f"{name} seed {seed}: no perturbed text for {missing[:3]}")
-            share = 100 * float(np.mean([changed[q] for q in query_ids]))
             run("text", str(name), int(seed), clean_imageset, [text_of[q] for q in query_ids],
-                clean, share)
+                clean, np.array([float(changed[q]) for q in query_ids]))
     for name, seed, imageset in image_conditions:
-        run("image", name, int(seed), imageset, originals, clean, 100.0)
+        run("image", name, int(seed), imageset, originals, clean, np.ones(len(query_ids)))
     return records
+
+
+ITEM_KEYS = ["gallery", "kind", "perturbation", "seed", "unit", "image"]
+
+
+def item_frame(condition: Mapping[str, Any], per_image: Mapping[str, np.ndarray],
+               per_query: Mapping[str, np.ndarray], text_image: np.ndarray) -> pd.DataFrame:
+    """One condition's per-item outcomes in long form: a row per gallery image (``unit``
+    image) and per query (``unit`` query), ``image`` the gallery position the row belongs to
+    (a query's: its image's), one column per outcome (NaN on the other unit's rows)."""
+    n_images = len(next(iter(per_image.values())))
+    images = pd.DataFrame({"unit": "image", "image": np.arange(n_images), **per_image})
+    queries = pd.DataFrame({"unit": "query", "image": np.asarray(text_image), **per_query})
+    frame = pd.concat([images, queries], ignore_index=True)
+    for key in ("gallery", "kind", "perturbation", "seed"):
+        frame.insert(ITEM_KEYS.index(key), key, condition[key])
+    return frame

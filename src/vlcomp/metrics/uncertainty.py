@@ -37,13 +37,15 @@ INTERVAL_METHODS = ("percentile", "bca")
 class Outcome:
     """Per-item outcomes of one metric: ``counted`` items enter it, as a micro mean, or as a
     macro mean over ``groups`` (each counted item's group; None: micro). An item may stand
-    for ``sizes`` outcomes (a gallery image and its texts), its value then their mean."""
+    for ``sizes`` outcomes (a gallery image and its texts), its value then their mean. The
+    metric is the mean times ``scale`` (100: percent)."""
 
     metric: str
     values: np.ndarray
     counted: np.ndarray
     groups: np.ndarray | None = None
     sizes: np.ndarray | None = None
+    scale: float = 100.0
 
     def __post_init__(self) -> None:
         self.values = np.asarray(self.values, dtype=np.float64)
@@ -67,17 +69,22 @@ class Outcome:
             return self.aggregate((w @ self._hits) / (w @ self._columns))
 
     def aggregate(self, per_column: np.ndarray) -> np.ndarray:
-        """Rows of per-column (or per-group) means -> the metric in percent per row: the
-        column itself (micro), or the mean over the groups present (macro); NaN if none."""
+        """Rows of per-column (or per-group) means -> the metric (``scale`` times) per row:
+        the column itself (micro), or the mean over the groups present (macro); NaN if none."""
         if per_column.shape[1] == 0:
             return np.full(len(per_column), np.nan)
         if self.groups is None:
-            return 100.0 * per_column[:, 0]
+            return self.scale * per_column[:, 0]
         empty = np.isnan(per_column).all(axis=1)
         out = np.full(len(per_column), np.nan)
         with np.errstate(invalid="ignore"):
             out[~empty] = np.nanmean(per_column[~empty], axis=1)
-        return 100.0 * out
+        return self.scale * out
+
+    @property
+    def binary(self) -> bool:
+        """Paired 0/1 outcomes (McNemar applies): one outcome per item, each 0 or 1."""
+        return self.sizes is None and bool(np.isin(self.values[self.counted], (0, 1)).all())
 
 
 def jackknife(outcome: Outcome) -> np.ndarray:
@@ -307,8 +314,8 @@ def paired_bootstrap_p(differences: np.ndarray) -> float:
 
 def mcnemar(a: Outcome, b: Outcome) -> dict[str, Any]:
     """McNemar's exact test on the counted items: b01 (a right, b wrong) against b10; NaN
-    for outcomes that are means over several (``sizes``), which are not paired 0/1."""
-    if a.sizes is not None or b.sizes is not None:
+    for outcomes that are not paired 0/1 (means over several texts, recalls, DCG)."""
+    if not (a.binary and b.binary):
         return {"only_a": float("nan"), "only_b": float("nan"), "p_mcnemar": float("nan")}
     counted = a.counted & b.counted
     only_a = int(np.sum((a.values == 1) & (b.values == 0) & counted))

@@ -48,6 +48,11 @@ def filter_table(report: Mapping[str, Any]) -> pd.DataFrame:
     return table
 
 
+DETECTOR_COLUMNS = {"text_detection": "Text detection acc",
+                    "image_detection": "Img detection acc", "I2T": "I2T", "T2I": "T2I",
+                    "Group": "Group", "SugarCrepe": "SugarCrepe"}
+
+
 def detector_table(
     records: Sequence[Mapping[str, Any]], labels: Mapping[str, str]
 ) -> pd.DataFrame:
@@ -55,15 +60,19 @@ def detector_table(
     rows = {"Random": RANDOM_ROW}
     for record in records:
         label = labels.get(record["encoder"], record["encoder"])
-        rows[f"{label}/Det"] = {
-            "Text detection acc": record["text_detection"],
-            "Img detection acc": record["image_detection"],
-            "I2T": record["I2T"], "T2I": record["T2I"], "Group": record["Group"],
-            "SugarCrepe": record["SugarCrepe"],
-        }
+        rows[f"{label}/Det"] = {column: record[key] for key, column in DETECTOR_COLUMNS.items()}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "model"
     return table
+
+
+def detector_cells(intervals: pd.DataFrame, labels: Mapping[str, str]
+                   ) -> dict[tuple[str, str, str], tuple[float, float, float, None]]:
+    """BiVLC Table 4's cells with their CIs (`vlcomp.metrics.detection.detector_uncertainty`):
+    ``("bivlc/table4", "<label>/Det", column) -> (value, low, high, None)``."""
+    return {("bivlc/table4", f"{labels.get(r.model, r.model)}/Det", DETECTOR_COLUMNS[r.metric]):
+            (float(r.value), float(r.ci_low), float(r.ci_high), None)
+            for r in intervals.itertuples() if r.metric in DETECTOR_COLUMNS}
 
 
 def examples_figure(

@@ -15,7 +15,7 @@ spread over those instead.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -116,49 +116,96 @@ def _gallery(name: str) -> str:
     return GALLERY_LABELS.get(name, name)
 
 
-def _perturbed_galleries(results: Results, kind: str) -> set[str]:
-    return {c["gallery"] for c in conditions_of(results) if c["kind"] == kind}
+def table_specs(conditions: Sequence[Condition]) -> dict[str, tuple[RowKey, Mapping[str, str]]]:
+    """Per table, the key that maps a condition (``gallery``, ``kind``, ``perturbation``) to
+    its ``(section, row)`` (None: not in the table) and the table's columns (label ->
+    metric), given every condition of the run (which galleries were perturbed how)."""
+    text = {c["gallery"] for c in conditions if c["kind"] == "text"}
+    image = {c["gallery"] for c in conditions if c["kind"] == "image"}
 
+    def aro(kind: str, perturbed: set[str], strategies: Mapping[str, str]) -> RowKey:
+        def key(c: Condition) -> tuple[str, str] | None:
+            if (c["gallery"] in perturbed and c["kind"] in ("clean", kind)
+                    and c["perturbation"] in strategies):
+                return _gallery(c["gallery"]), strategies[c["perturbation"]]
+            return None
+        return key
 
-def _aro_table(results: Results, kind: str, strategies: Mapping[str, str],
-               groups: Groups | None) -> pd.DataFrame:
-    perturbed = _perturbed_galleries(results, kind)
-
-    def key(c: Condition) -> tuple[str, str] | None:
-        if (c["gallery"] in perturbed and c["kind"] in ("clean", kind)
-                and c["perturbation"] in strategies):
-            return _gallery(c["gallery"]), strategies[c["perturbation"]]
+    def hendriksen(c: Condition) -> tuple[str, str] | None:
+        if c["gallery"] in text and c["kind"] in ("clean", "text"):
+            return _gallery(c["gallery"]), c["perturbation"]
         return None
-    return robustness_table(results, key, ARO_COLUMNS, groups)
+
+    def granularity(c: Condition) -> tuple[str, str] | None:
+        return ("Unperturbed", _gallery(c["gallery"])) if c["kind"] == "clean" else None
+
+    return {
+        "robustness_aro_table3": (aro("text", text, ARO_TEXT_STRATEGIES), ARO_COLUMNS),
+        "robustness_aro_table4": (aro("image", image, ARO_IMAGE_STRATEGIES), ARO_COLUMNS),
+        "robustness_hendriksen": (hendriksen, HENDRIKSEN_COLUMNS),
+        "robustness_granularity": (granularity, GRANULARITY_COLUMNS),
+    }
+
+
+def _build(name: str, results: Results, groups: Groups | None) -> pd.DataFrame:
+    key, columns = table_specs(conditions_of(results))[name]
+    return robustness_table(results, key, columns, groups)
 
 
 def aro_table3(results: Results, groups: Groups | None = None) -> pd.DataFrame:
     """ARO Table 3: text-shuffled retrieval per perturbed gallery and strategy."""
-    return _aro_table(results, "text", ARO_TEXT_STRATEGIES, groups)
+    return _build("robustness_aro_table3", results, groups)
 
 
 def aro_table4(results: Results, groups: Groups | None = None) -> pd.DataFrame:
     """ARO Table 4: image-shuffled retrieval per perturbed gallery and strategy."""
-    return _aro_table(results, "image", ARO_IMAGE_STRATEGIES, groups)
+    return _build("robustness_aro_table4", results, groups)
 
 
 def hendriksen_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
     """Hendriksen et al.: every text perturbation of every perturbed gallery, and its clean
     baseline."""
-    perturbed = _perturbed_galleries(results, "text")
-
-    def key(c: Condition) -> tuple[str, str] | None:
-        if c["gallery"] in perturbed and c["kind"] in ("clean", "text"):
-            return _gallery(c["gallery"]), c["perturbation"]
-        return None
-    return robustness_table(results, key, HENDRIKSEN_COLUMNS, groups)
+    return _build("robustness_hendriksen", results, groups)
 
 
 def granularity_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
     """Every gallery unperturbed: coarse vs original vs fine-grained captions."""
-    def key(c: Condition) -> tuple[str, str] | None:
-        return ("Unperturbed", _gallery(c["gallery"])) if c["kind"] == "clean" else None
-    return robustness_table(results, key, GRANULARITY_COLUMNS, groups)
+    return _build("robustness_granularity", results, groups)
+
+
+Interval = tuple[float, float, float, float | None]  # value, CI low, CI high, seed sd
+
+
+def interval_cells(intervals: pd.DataFrame, groups: Groups
+                   ) -> dict[tuple[str, str, str], Interval]:
+    """The robustness tables' cells with their CIs, from `RobustnessBootstrap.table`:
+    ``(table, "section / row / label", column) -> (value, low, high, sd)`` with the tables'
+    names (``robustness/aro_table3``), rows and columns. ``sd`` is the training seeds' for
+    a group, the perturbation seeds' for a single model (as the tables show it); the
+    drop's metric is ``t2i_r1_drop`` and "captions changed %" the ``changed`` outcome."""
+    metric_of = {"changed_pct": "changed"}
+    conditions = intervals[["gallery", "kind", "perturbation"]].drop_duplicates()
+    specs = table_specs(conditions.to_dict("records"))
+    indexed = intervals.set_index(["gallery", "kind", "perturbation", "model", "metric"])
+    out: dict[tuple[str, str, str], Interval] = {}
+    for label, members in groups.items():
+        model = members[0] if len(members) == 1 else label
+        for c in conditions.to_dict("records"):
+            for table, (key, columns) in specs.items():
+                place = key(c)
+                if place is None:
+                    continue
+                for column, metric in columns.items():
+                    where = (c["gallery"], c["kind"], c["perturbation"], model,
+                             metric_of.get(metric, metric))
+                    if where not in indexed.index:
+                        continue
+                    r = indexed.loc[where]
+                    sd = r.training_seed_std if len(members) > 1 else r.perturbation_seed_std
+                    out[table.replace("_", "/", 1), f"{place[0]} / {place[1]} / {label}",
+                        column] = (float(r.value), float(r.ci_low), float(r.ci_high),
+                                   None if pd.isna(sd) else float(sd))
+    return out
 
 
 def conditions_of(results: Results, benchmark: str = "robustness") -> list[Condition]:

@@ -16,8 +16,14 @@ import numpy as np
 import pandas as pd
 
 from vlcomp.report.correlation import HEADLINE_METRICS
+from vlcomp.report.robustness import Interval
+from vlcomp.report.tables import STD_SUFFIX
 
 MATCH_TOLERANCE = 0.05  # a published table's reproduced number must be ours (rounding aside)
+CHANCE_ROWS = frozenset({"Random", "Chance-level"})  # exact levels, not estimates
+# tables whose numbers are outputs of a procedure over the items (held-out halves, tuned α),
+# never a headline metric's: their intervals come only from ``cells``
+PROCEDURE_TABLES = frozenset({"visualgptscore/table4"})
 
 
 def headline_columns(kinds: Mapping[str, str],
@@ -87,32 +93,68 @@ def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
 
 def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
                    columns: Mapping[str, tuple[str, str]], aliases: Mapping[str, str],
-                   subsets: Mapping[str, str]) -> tuple[pd.DataFrame, int]:
+                   subsets: Mapping[str, str],
+                   cells: Mapping[tuple[str, str, str], Interval] | None = None,
+                   ) -> tuple[pd.DataFrame, list[str]]:
     """Reproduced-vs-published rows with our CI: each comparison whose column is a headline
-    metric (or a SugarCrepe subset, or a BiVLC table's I2T/T2I/Group); its reproduced number
-    must be ours (else ValueError). Returns the rows and how many reproduced numbers have no
-    interval here."""
-    rows, without = [], 0
+    metric (or a SugarCrepe subset, or a BiVLC table's I2T/T2I/Group), or whose
+    ``(table, row, column)`` is in ``cells`` (the robustness tables'); its reproduced number
+    must be ours (else ValueError). A published ``X std`` (spread over seeds) joins its
+    ``X`` row: ``mean ± sd`` there, and our seeds' sd beside our interval. Returns the rows
+    and the reproduced numbers that have no interval here (``table: row / column``). Chance
+    rows (`CHANCE_ROWS`) are exact levels and are left out."""
+    cells = cells or {}
+    rows: list[dict[str, str]] = []
+    without: list[str] = []
     for table_name, table in compared.items():
-        local = dict(columns)
-        local |= {name: ("sugarcrepe", f"{s} accuracy") for name, s in subsets.items()}
-        local |= table_columns(table_name, set(table.column))
+        local = {} if table_name in PROCEDURE_TABLES else dict(columns)
+        if local:
+            local |= {name: ("sugarcrepe", f"{s} accuracy") for name, s in subsets.items()}
+            local |= score_columns(columns)
+            local |= table_columns(table_name, set(table.column))
+        spreads = {(r.row, r.column.removesuffix(STD_SUFFIX)): r for r in table.itertuples()
+                   if r.column.endswith(STD_SUFFIX)}
         for r in table.itertuples():
-            if not np.isfinite(r.reproduced):
-                continue
-            key = local.get(aliases.get(r.column, r.column))
-            found = numbers.get(r.row, *key) if key else None
+            if not np.isfinite(r.reproduced) or r.row in CHANCE_ROWS:
+                continue  # chance levels are exact: nothing to resample
+            spread = spreads.get((r.row, r.column))
+            if r.column.endswith(STD_SUFFIX):
+                base = table[(table.row == r.row) & (table.column == r.column[:-len(STD_SUFFIX)])]
+                if len(base) and np.isfinite(base.reproduced.iloc[0]):
+                    continue  # shown with its mean's row
+            column = aliases.get(r.column, r.column)
+            key = local.get(column)
+            found = cells.get((table_name, r.row, column))
+            found = found or (numbers.get(r.row, *key) if key else None)
             if found and abs(found[0] - r.reproduced) > MATCH_TOLERANCE:
                 raise ValueError(f"{table_name}: {r.row} {r.column} is {r.reproduced} there "
                                  f"but {found[0]} in the uncertainty table of {key}")
             if not found:
-                without += 1
+                without.append(f"{table_name}: {r.row} / {r.column}")
+                if spread is not None and np.isfinite(spread.reproduced):
+                    without.append(f"{table_name}: {r.row} / {spread.column}")
                 continue
+            published = f"{r.published:.1f}"
+            if spread is not None:
+                published += f" ± {spread.published:.1f}"
+                if found[3] is None and np.isfinite(spread.reproduced):
+                    found = (*found[:3], float(spread.reproduced))
             rows.append({"table": table_name, "model": r.row, "column": r.column,
-                         "published": f"{r.published:.1f}", "reproduced [95 % CI]": cell(*found),
+                         "published": published, "reproduced [95 % CI]": cell(*found),
                          "difference": f"{r.reproduced - r.published:+.1f}"})
     return pd.DataFrame(rows, columns=["table", "model", "column", "published",
                                        "reproduced [95 % CI]", "difference"]), without
+
+
+def score_columns(columns: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Winoground's text / image / group headline columns under the names the
+    VisualGPTScore tables give them (``Winoground-style text`` -> ``... Text Score``)."""
+    out = {}
+    for label, key in columns.items():
+        for suffix in (" text", " image", " group"):
+            if label.endswith(suffix):
+                out[label.removesuffix(suffix) + suffix.title() + " Score"] = key
+    return out
 
 
 def table_columns(table_name: str, names: set[str]) -> dict[str, tuple[str, str]]:
