@@ -46,6 +46,7 @@ PAPER_JOBS = {
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 9, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
+    "uncertainty_alpha": 18,  # VisualGPTScore Tables 2/4: 2 captioners x (7 + 2 retrieval)
     # blind baselines on the 7 image->text benchmarks: a bigram LM and 2 captioners P(t|null)
     "blind_scores": 21,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops

@@ -104,3 +104,30 @@ def test_alpha_curves_figure_is_a_png(records, tmp_path):
     again = alpha_curves_figure(curves, recs, {"cap": "G"}, tmp_path / "again.png", title="t")
     assert path.read_bytes() == again.read_bytes()  # deterministic bytes
     assert isinstance(curves[("cap", "bivlc")], pd.DataFrame)
+
+
+def test_interval_tables_give_every_cell_its_interval(records):
+    from vlcomp.metrics.alpha_uncertainty import alpha_intervals
+    from vlcomp.report.visualgptscore import interval_tables
+
+    cis = interval_tables(records[0], {}, {}, {"cap": "G"})
+    assert all(not len(frame) for frame in cis.values())  # no intervals: no cells
+    items = {"sugarcrepe": i2t_items(n=40), "bivlc": pair_items(n=30)}
+    recs = {"cap": {b: alpha_curve(i, PRIOR, metric=b, step=0.01, repeats=3)[1]
+                    for b, i in items.items()}}
+    intervals = {("cap", b): alpha_intervals(i, PRIOR, metric=b, benchmark=b, step=0.01,
+                                             repeats=3, n_resamples=100)
+                 for b, i in items.items()}
+    cis = interval_tables(recs, {}, intervals, {"cap": "G"})
+    for name, table in (("table2", prior_table(recs, {"cap": "G"})),
+                        ("table4", alpha_table(recs, {"cap": "G"}))):
+        frame = cis[name].set_index(["row", "column"])
+        stds = [c for c in table.columns if c.endswith(" std")]
+        cells = table.drop(columns=stds).stack()
+        assert set(frame.index) == set(cells.index), name  # every cell but the spreads
+        for key, value in cells.items():
+            assert frame.loc[key, "value"] == pytest.approx(value, abs=1e-3), (name, key)
+            assert frame.loc[key, "ci_low"] <= frame.loc[key, "ci_high"]
+    oracle = cis["table4"].set_index(["row", "column"]).loc[("G (oracle alpha*)",
+                                                              "SugarCrepe alpha*")]
+    assert 0 <= oracle.ci_low <= oracle.ci_high <= 1

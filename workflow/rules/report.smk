@@ -616,6 +616,14 @@ rule summary:
             else []
         ),
         detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
+        alpha=(
+            expand(
+                "results/tables/visualgptscore/{table}_ci.csv",
+                table=["table2", "table4"],
+            )
+            if GENERATIVE_MODELS and ALPHA_BENCHMARKS
+            else []
+        ),
     output:
         report(
             "results/summary.md", caption="../report/summary.rst", category="Summary"

@@ -120,6 +120,11 @@ rule table_visualgptscore:
             model=GENERATIVE_MODELS,
             benchmark=RETRIEVAL_BENCHMARKS,
         ),
+        intervals=expand(
+            "results/uncertainty/alpha/{model}/{benchmark}.csv",
+            model=GENERATIVE_MODELS,
+            benchmark=ALPHA_BENCHMARKS + RETRIEVAL_BENCHMARKS,
+        ),
     output:
         table2_csv=report(
             "results/tables/visualgptscore/table2.csv",
@@ -133,6 +138,16 @@ rule table_visualgptscore:
             category="VisualGPTScore",
         ),
         table4_md="results/tables/visualgptscore/table4.md",
+        table2_ci=report(
+            "results/tables/visualgptscore/table2_ci.csv",
+            caption="../report/uncertainty_alpha.rst",
+            category="VisualGPTScore",
+        ),
+        table4_ci=report(
+            "results/tables/visualgptscore/table4_ci.csv",
+            caption="../report/uncertainty_alpha.rst",
+            category="VisualGPTScore",
+        ),
         figure=report(
             "results/figures/visualgptscore_alpha_curves.png",
             caption="../report/visualgptscore_table2.rst",
@@ -218,3 +233,54 @@ rule generative_retrieval:
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
     script:
         "../scripts/generative_retrieval.py"
+
+
+def alpha_uncertainty_inputs(wildcards):
+    """A generative model's α inputs: a retrieval gallery's score matrices, or a choice
+    benchmark's items, pair scores and text priors."""
+    if wildcards.benchmark in RETRIEVAL_BENCHMARKS:
+        return {"scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.npz"}
+    return {
+        "benchmark": f"results/benchmarks/{wildcards.benchmark}.parquet",
+        "scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.parquet",
+        "prior": f"results/priors/{wildcards.model}/{wildcards.benchmark}.parquet",
+    }
+
+
+rule uncertainty_alpha:
+    input:
+        unpack(alpha_uncertainty_inputs),
+    output:
+        report(
+            "results/uncertainty/alpha/{model}/{benchmark}.csv",
+            caption="../report/uncertainty_alpha.rst",
+            category="Uncertainty",
+            subcategory="VisualGPTScore",
+        ),
+    log:
+        "logs/uncertainty/alpha/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/uncertainty_alpha/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        benchmark=union(ALPHA_BENCHMARKS + RETRIEVAL_BENCHMARKS),
+        model=union(GENERATIVE_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        retrieval=lambda wc: wc.benchmark in RETRIEVAL_BENCHMARKS,
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+        step=VISUALGPTSCORE.get("alpha_step", 0.001),
+        seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
+        repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
+        prior=VISUALGPTSCORE.get("alpha_prior", "null"),
+        resamples=UNCERTAINTY["resamples"],
+        bootstrap_seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
+    script:
+        "../scripts/uncertainty_alpha.py"

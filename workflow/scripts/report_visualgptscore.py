@@ -1,5 +1,6 @@
 """VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*, with retrieval) and
-the α-curve figure (Table 3) from the α-curve records of every generative model."""
+the α-curve figure (Table 3) from the α-curve records of every generative model, and every
+cell's bootstrap interval beside them (``table{2,4}_ci.csv``)."""
 
 import json
 from pathlib import Path
@@ -7,8 +8,13 @@ from pathlib import Path
 import pandas as pd
 
 from vlcomp.jobs import job_log
-from vlcomp.report.tables import write_table
-from vlcomp.report.visualgptscore import alpha_curves_figure, alpha_table, prior_table
+from vlcomp.report.tables import write_csv, write_table
+from vlcomp.report.visualgptscore import (
+    alpha_curves_figure,
+    alpha_table,
+    interval_tables,
+    prior_table,
+)
 
 with job_log(snakemake.log[0]) as log:
     records, curves, retrieval = {}, {}, {}
@@ -26,6 +32,12 @@ with job_log(snakemake.log[0]) as log:
     write_table(table2, Path(out.table2_csv).with_suffix(""))
     table4 = alpha_table(records, labels, names, retrieval)
     write_table(table4, Path(out.table4_csv).with_suffix(""))
+    intervals = {}
+    for path in snakemake.input.intervals:
+        table = pd.read_csv(path)
+        intervals[table.model.iloc[0], table.benchmark.iloc[0]] = table
+    for name, frame in interval_tables(records, retrieval, intervals, labels, names).items():
+        write_csv(frame, out[f"{name}_ci"], index=False)
     alpha_curves_figure(curves, records, labels, out.figure,
                         title="Accuracy against α: log P(t|i) − α log P(t) (VisualGPTScore)",
                         names=names, pdf=out.figure_pdf)

@@ -1,6 +1,8 @@
 """results/summary.md: headline numbers with confidence intervals, and reproduced vs
 published where an interval exists (`vlcomp.report.summary`)."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from vlcomp.jobs import job_log
@@ -29,6 +31,10 @@ with job_log(snakemake.log[0]) as log:
         cells |= interval_cells(pd.read_csv(path), p.groups)
     for path in inp.detectors:
         cells |= detector_cells(pd.read_csv(path), p.detector_labels)
+    for path in inp.alpha:  # results/tables/visualgptscore/table{2,4}_ci.csv
+        table = "visualgptscore/" + Path(path).name.removesuffix("_ci.csv")
+        cells |= {(table, r.row, r.column): (r.value, r.ci_low, r.ci_high, None)
+                  for r in pd.read_csv(path).itertuples()}
     published, without = published_rows(compared, numbers, columns, p.aliases,
                                         sugarcrepe_subset_columns(intervals), cells)
     write_summary(snakemake.output[0], headline, published, len(without), resamples=p.resamples,

@@ -127,11 +127,11 @@ def prior_only_items(items: pd.DataFrame, prior: Mapping[str, float]) -> pd.Data
     return items.assign(scores=blind)
 
 
-def pair_image_accuracy(items: pd.DataFrame, prior: Mapping[str, float],
-                        alphas: np.ndarray) -> np.ndarray:
-    """Per α, the % of (item, image) choices of 2 × 2 pair items where the image's own text
-    beats the other under score_α: Winoground's per-image I2T accuracy, whose chance level is
-    50 % (a text-only score gets exactly 50 % on a balanced set, less its ties)."""
+def pair_image_correct(items: pd.DataFrame, prior: Mapping[str, float],
+                       alphas: np.ndarray) -> np.ndarray:
+    """bool (2 n_items, n_alphas): for each (item, image) choice of 2 × 2 pair items (rows
+    2k and 2k + 1 are item k's), whether the image's own text beats the other under
+    score_α."""
     scores, priors, policies = [], [], []
     for item in items.itertuples(index=False):
         if item.protocol != "pair":
@@ -144,9 +144,16 @@ def pair_image_accuracy(items: pd.DataFrame, prior: Mapping[str, float],
     policy = set(policies)
     if len(policy) != 1:
         raise ValueError(f"pair items mix tie policies {sorted(policy)}")
-    correct = choice_correct_over_alphas(np.array(scores), np.array(priors), alphas,
-                                         policy.pop())
-    return 100 * correct.mean(axis=0)
+    return choice_correct_over_alphas(np.array(scores), np.array(priors), alphas,
+                                      policy.pop())
+
+
+def pair_image_accuracy(items: pd.DataFrame, prior: Mapping[str, float],
+                        alphas: np.ndarray) -> np.ndarray:
+    """Per α, the % of (item, image) choices of 2 × 2 pair items where the image's own text
+    beats the other under score_α: Winoground's per-image I2T accuracy, whose chance level is
+    50 % (a text-only score gets exactly 50 % on a balanced set, less its ties)."""
+    return 100 * pair_image_correct(items, prior, alphas).mean(axis=0)
 
 
 def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
@@ -210,3 +217,28 @@ def _in_percent(validation: dict[str, Any]) -> dict[str, Any]:
 
     return {**validation, "repeats": [convert(r) for r in validation["repeats"]],
             "summary": convert(validation["summary"])}
+
+
+def read_alpha_inputs(benchmark: str, scores: str, priors: str, prior: str = "null"
+                      ) -> tuple[pd.DataFrame, dict[str, float], dict[str, dict[str, float]]]:
+    """A generative model's α inputs from files: the benchmark's items with their
+    ``scores``, the prior named by ``prior`` (column ``log_prior_{prior}``) and the others
+    (name -> prior). Errors name the file and what is missing."""
+    from vlcomp.io import read_parquet
+
+    items = read_parquet(benchmark)
+    table = read_parquet(scores)
+    merged = items.merge(table[["item_id", "scores"]], on="item_id", how="inner",
+                         validate="one_to_one")
+    if len(merged) != len(items):
+        raise ValueError(f"{scores}: scores for {len(merged)} of {len(items)} items")
+    prior_table = read_parquet(priors)
+    column = f"log_prior_{prior}"
+    if column not in prior_table:
+        raise ValueError(f"{priors}: no column {column!r} "
+                         f"(config.visualgptscore.alpha_prior: {prior!r})")
+    chosen = dict(zip(prior_table.text, prior_table[column], strict=True))
+    others = {c.removeprefix("log_prior_"): dict(zip(prior_table.text, prior_table[c],
+                                                     strict=True))
+              for c in prior_table.columns if c.startswith("log_prior_") and c != column}
+    return merged, chosen, others

@@ -36,10 +36,11 @@ def _check(scores: np.ndarray, text_image: np.ndarray) -> None:
         raise ValueError("every gallery image needs at least one text")
 
 
-def i2t_r1_over_alphas(scores: np.ndarray, log_prior: np.ndarray, text_image: Sequence[int],
-                       alphas: np.ndarray, max_elements: int = 1 << 24) -> np.ndarray:
-    """Image→text R@1 (%) at every α: an image scores when one of its own texts beats every
-    other text strictly under score_α. Vectorised over α in blocks of images."""
+def i2t_hits_over_alphas(scores: np.ndarray, log_prior: np.ndarray,
+                         text_image: Sequence[int], alphas: np.ndarray,
+                         max_elements: int = 1 << 24) -> np.ndarray:
+    """bool (n_images, n_alphas): an image scores at α when one of its own texts beats
+    every other text strictly under score_α. Vectorised over α in blocks of images."""
     s = np.asarray(scores, np.float64)
     links = np.asarray(text_image, np.int64)
     _check(s, links)
@@ -47,20 +48,29 @@ def i2t_r1_over_alphas(scores: np.ndarray, log_prior: np.ndarray, text_image: Se
     alphas = np.asarray(alphas, np.float64)
     n_img, n_txt = s.shape
     block = max(1, max_elements // max(1, len(alphas) * n_txt))
-    hits = np.zeros(len(alphas))
+    hits = np.zeros((n_img, len(alphas)), dtype=bool)
     for start in range(0, n_img, block):
         rows = np.arange(start, min(start + block, n_img))
         shifted = s[rows][None] - alphas[:, None, None] * p[None, None, :]  # (α, img, txt)
         own = links[None, :] == rows[:, None]  # (img, txt)
         best_own = np.where(own[None], shifted, -np.inf).max(axis=2)
         best_other = np.where(own[None], -np.inf, shifted).max(axis=2)
-        hits += (best_own > best_other).sum(axis=1)
-    return 100 * hits / n_img
+        hits[rows] = (best_own > best_other).T
+    return hits
 
 
-def recalls(scores: np.ndarray, text_image: Sequence[int], log_prior: np.ndarray | None = None,
-            alpha: float = 0.0, ks: Sequence[int] = KS) -> dict[str, float]:
-    """R@K (%) both ways at one α (``t2i`` is α-invariant; ``log_prior`` needed for α ≠ 0)."""
+def i2t_r1_over_alphas(scores: np.ndarray, log_prior: np.ndarray, text_image: Sequence[int],
+                       alphas: np.ndarray, max_elements: int = 1 << 24) -> np.ndarray:
+    """Image→text R@1 (%) at every α (`i2t_hits_over_alphas` averaged over images)."""
+    hits = i2t_hits_over_alphas(scores, log_prior, text_image, alphas, max_elements)
+    return 100 * hits.sum(axis=0) / len(hits)
+
+
+def recall_hits(scores: np.ndarray, text_image: Sequence[int],
+                log_prior: np.ndarray | None = None, alpha: float = 0.0,
+                ks: Sequence[int] = KS) -> dict[str, np.ndarray]:
+    """Per-query hits at one α: ``i2t_r{k}`` per image, ``t2i_r{k}`` per text (α-invariant;
+    ``log_prior`` needed for α ≠ 0)."""
     s = np.asarray(scores, np.float64)
     links = np.asarray(text_image, np.int64)
     _check(s, links)
@@ -71,8 +81,15 @@ def recalls(scores: np.ndarray, text_image: Sequence[int], log_prior: np.ndarray
                                       ("t2i", s.T, links, np.arange(n_img))):
         ranking = rank_scores(matrix, query, item, k=max(ks))
         for k in ks:
-            out[f"{name}_r{k}"] = round(float(hit_rate_at_k(ranking, k).mean() * 100), 4)
+            out[f"{name}_r{k}"] = hit_rate_at_k(ranking, k)
     return out
+
+
+def recalls(scores: np.ndarray, text_image: Sequence[int], log_prior: np.ndarray | None = None,
+            alpha: float = 0.0, ks: Sequence[int] = KS) -> dict[str, float]:
+    """R@K (%) both ways at one α (`recall_hits` averaged)."""
+    return {name: round(float(h.mean() * 100), 4)
+            for name, h in recall_hits(scores, text_image, log_prior, alpha, ks).items()}
 
 
 def generative_retrieval(test_scores: np.ndarray, test_links: Sequence[int],

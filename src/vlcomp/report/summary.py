@@ -36,12 +36,20 @@ def headline_columns(kinds: Mapping[str, str],
     return columns
 
 
-def cell(value: float, low: float, high: float, spread: float | None = None) -> str:
+def cell(value: float, low: float, high: float, spread: float | None = None,
+         decimals: int = 1) -> str:
     """``value [low, high]`` with one decimal (and ``sd x`` over seeds when given)."""
     if not np.isfinite(value):
         return "–"
-    text = f"{value:.1f} [{low:.1f}, {high:.1f}]"
-    return text + (f" sd {spread:.1f}" if spread is not None and np.isfinite(spread) else "")
+    text = f"{value:.{decimals}f} [{low:.{decimals}f}, {high:.{decimals}f}]"
+    if spread is not None and np.isfinite(spread):
+        text += f" sd {spread:.{decimals}f}"
+    return text
+
+
+def decimals_of(column: str) -> int:
+    """Percentages get one decimal; an α in [0, 1] (VisualGPTScore's α*) three."""
+    return 3 if "alpha" in column else 1
 
 
 def group_intervals(intervals: pd.DataFrame, seeds: pd.DataFrame,
@@ -134,14 +142,16 @@ def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
                 if spread is not None and np.isfinite(spread.reproduced):
                     without.append(f"{table_name}: {r.row} / {spread.column}")
                 continue
-            published = f"{r.published:.1f}"
+            digits = decimals_of(r.column)
+            published = f"{r.published:.{digits}f}"
             if spread is not None:
-                published += f" ± {spread.published:.1f}"
+                published += f" ± {spread.published:.{digits}f}"
                 if found[3] is None and np.isfinite(spread.reproduced):
                     found = (*found[:3], float(spread.reproduced))
             rows.append({"table": table_name, "model": r.row, "column": r.column,
-                         "published": published, "reproduced [95 % CI]": cell(*found),
-                         "difference": f"{r.reproduced - r.published:+.1f}"})
+                         "published": published,
+                         "reproduced [95 % CI]": cell(*found, decimals=digits),
+                         "difference": f"{r.reproduced - r.published:+.{digits}f}"})
     return pd.DataFrame(rows, columns=["table", "model", "column", "published",
                                        "reproduced [95 % CI]", "difference"]), without
 

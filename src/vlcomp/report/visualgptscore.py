@@ -229,3 +229,49 @@ def alpha_curves_figure(curves: Mapping[tuple[str, str], pd.DataFrame],
             ax.legend(fontsize=7)
     fig.tight_layout(rect=(0, 0, 1, 0.93 if title else 1))
     return _save_png(fig, path, title, pdf)
+
+
+IntervalKey = tuple[str, str]  # (model, benchmark)
+
+
+def _bounded(records: Records, intervals: Mapping[IntervalKey, pd.DataFrame],
+             column: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """Copies of the records whose numbers are replaced by their interval's ``column``
+    (``value``, ``ci_low`` or ``ci_high``; NaN for a number without an interval)."""
+    def swap(node: Any, path: str, found: Mapping[str, float]) -> Any:
+        if isinstance(node, dict):
+            return {k: swap(v, f"{path}{k}" if not path else f"{path}.{k}", found)
+                    for k, v in node.items()}
+        if isinstance(node, float):
+            return found.get(path, float("nan"))
+        return node
+
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for model, per_model in records.items():
+        for benchmark, record in per_model.items():
+            table = intervals.get((model, benchmark))
+            found = ({} if table is None
+                     else dict(zip(table.measure, table[column], strict=True)))
+            out.setdefault(model, {})[benchmark] = swap(record, "", found)
+    return out
+
+
+def interval_tables(records: Records, retrieval: Records,
+                    intervals: Mapping[IntervalKey, pd.DataFrame], labels: Mapping[str, str],
+                    names: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
+    """Tables 2 and 4 as long ``row, column, value, ci_low, ci_high`` frames: every cell
+    with a bootstrap interval (`vlcomp.metrics.alpha_uncertainty`), laid out by the same
+    builders as the tables themselves."""
+    def build(bound: str) -> dict[str, pd.DataFrame]:
+        rec, ret = (_bounded(records, intervals, bound), _bounded(retrieval, intervals, bound))
+        return {"table2": prior_table(rec, labels, names),
+                "table4": alpha_table(rec, labels, names, ret)}
+
+    tables = {bound: build(bound) for bound in ("value", "ci_low", "ci_high")}
+    out = {}
+    for name, value in tables["value"].items():
+        stacked = {bound: tables[bound][name].reindex_like(value).stack(future_stack=True)
+                   for bound in tables}
+        frame = pd.DataFrame(stacked).dropna().rename_axis(["row", "column"]).reset_index()
+        out[name] = frame[["row", "column", "value", "ci_low", "ci_high"]]
+    return out
