@@ -61,31 +61,34 @@ def test_heatmap_writes_png_and_pdf_reproducibly(tmp_path):
 
 
 def test_paper_figures_from_tables(tmp_path):
-    """Per-relation bars (ARO Table 2's layout), robustness drops (Hendriksen table layout)
-    and the I2T/T2I scatter of seed groups, each as PNG and PDF."""
+    """Per-relation bars and robustness drops with their CIs, and the I2T/T2I scatter of
+    seed groups, each as PNG and PDF."""
     from vlcomp.report.figures import (
         bar_plot,
+        drop_intervals,
         i2t_t2i_scatter,
-        relation_bar_values,
-        robustness_drop_values,
+        relation_intervals,
     )
     from vlcomp.report.summary import group_intervals
 
-    table2 = pd.DataFrame({"relation": ["Accuracy", "above", "on"], "CLIP": [50.0, 40, 60],
-                           "CLIP std": [None, None, None], "FT": [55.0, 45, 65],
-                           "FT std": [1.0, 2.0, 3.0], "# Samples": [10, 5, 5]})
-    values, errors = relation_bar_values(table2)
+    rows = pd.DataFrame({"model": ["CLIP"] * 3 + ["FT"] * 3,
+                         "metric": ["macro_accuracy", "above accuracy", "on accuracy"] * 2,
+                         "value": [50.0, 40, 60, 55, 45, 65],
+                         "ci_low": [45.0, 30, 50, 50, 35, 55],
+                         "ci_high": [55.0, 50, 70, 60, 55, 75]})
+    values, low, high = relation_intervals(rows)
     assert list(values.columns) == ["above", "on"] and list(values.index) == ["CLIP", "FT"]
-    assert errors.loc["FT", "on"] == 3.0 and errors.loc["CLIP", "on"] == 0.0
-    bar_plot(values, tmp_path / "r.png", errors=errors, pdf=tmp_path / "r.pdf", rotate=60)
+    assert (low.loc["FT", "on"], high.loc["FT", "on"]) == (55.0, 75.0)
+    bar_plot(values, tmp_path / "r.png", bounds=(low, high), pdf=tmp_path / "r.pdf", rotate=60)
     assert (tmp_path / "r.pdf").read_bytes()[:4] == b"%PDF"
-    hendriksen = pd.DataFrame({"gallery": ["G"] * 4,
-                               "row": ["none / A", "none / B", "typo / A", "typo / B"],
-                               "R@1 drop %": [0.0, 0.0, 10.0, 20.0],
-                               "R@1 drop % std": [0.0, 0.0, 1.0, None]})
-    drops = robustness_drop_values(hendriksen)
+    cells = {("robustness/hendriksen", f"G / {p} / {m}", "R@1 drop %"): (v, v - 2, v + 3, None)
+             for p, m, v in (("none", "A", 0.0), ("none", "B", 0.0), ("typo", "A", 10.0),
+                             ("typo", "B", 20.0))}
+    cells["robustness/hendriksen", "G / typo / A", "T2I R@1"] = (1.0, 0.0, 2.0, None)
+    drops = drop_intervals(cells)
     assert list(drops) == ["G"]
     assert drops["G"][0].loc[["A", "B"], "typo"].tolist() == [10.0, 20.0]
+    assert drops["G"][2].loc["B", "typo"] == 23.0 and list(drops["G"][0].columns) == ["typo"]
     intervals = pd.DataFrame({"model": ["m", "m", "s0", "s0", "s1", "s1"],
                               "metric": ["I2T", "T2I"] * 3, "value": [60.0, 40, 70, 50, 72, 52],
                               "ci_low": [55.0, 35, 65, 45, 67, 47],

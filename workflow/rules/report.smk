@@ -658,12 +658,15 @@ rule summary:
 rule figure_analysis:
     input:
         lambda wc: {
-            "aro_relations": "results/tables/aro/table2.csv",
+            "aro_relations": [
+                "results/uncertainty/vg_relation.csv",
+                "results/uncertainty/vg_relation_seeds.csv",
+            ],
             "bivlc_scatter": [
                 "results/uncertainty/bivlc.csv",
                 "results/uncertainty/bivlc_seeds.csv",
             ],
-            "robustness_drops": "results/tables/robustness/hendriksen.csv",
+            "robustness_drops": "results/uncertainty/robustness.csv",
         }[wc.figure],
     output:
         png=report(

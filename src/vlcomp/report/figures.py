@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -145,21 +146,27 @@ def bar_plot(
     values: pd.DataFrame, path: Path | str, title: str | None = None,
     ylabel: str = "%", errors: pd.DataFrame | None = None, pdf: Path | str | None = None,
     figsize: tuple[float, float] = (8, 4.2), rotate: int = 0,
+    bounds: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> Path:
     """Grouped bars: one group per column (e.g. a query alteration), one bar per row (a
-    model), optional error bars; PNG (dpi 150) written atomically."""
+    model), optional error bars: symmetric ``errors``, or confidence intervals ``bounds``
+    (lower, upper frames shaped like ``values``); PNG (dpi 150) written atomically."""
     if values.empty:
         raise ValueError("a bar plot needs at least one row and one column")
     fig = Figure(figsize=figsize, dpi=DPI)
     FigureCanvasAgg(fig)
     bottom = 0.14 if not rotate else 0.3
-    ax = fig.add_axes((0.08, bottom, 0.68, 0.88 - bottom))
+    ax = fig.add_axes((0.1, bottom, 0.66, 0.88 - bottom))
     n_rows, n_cols = values.shape
     width = 0.8 / n_rows
     x = np.arange(n_cols)
     for k, (label, row) in enumerate(values.iterrows()):
+        height = row.to_numpy(dtype=float)
         err = None if errors is None else errors.loc[label, values.columns].to_numpy(dtype=float)
-        ax.bar(x + (k - (n_rows - 1) / 2) * width, row.to_numpy(dtype=float), width,
+        if bounds is not None:
+            low, high = (b.loc[label, values.columns].to_numpy(dtype=float) for b in bounds)
+            err = np.nan_to_num(np.stack([height - low, high - height]).clip(min=0))
+        ax.bar(x + (k - (n_rows - 1) / 2) * width, height, width,
                yerr=err, capsize=2, color=f"C{k % 10}", label=str(label))
     ax.set_xticks(x)
     ax.set_xticklabels([str(c) for c in values.columns], fontsize=9 if not rotate else 7,
@@ -183,38 +190,42 @@ def bison_fig9_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame |
     return values, None
 
 
-def relation_bar_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """From ARO Table 2 (``relation`` rows, a column per model and its ``std``): accuracy
-    per relation (columns) and model (rows), and the std over seeds (0 where none); the
-    summary rows (``Accuracy...``) and the sample counts are left out."""
-    table = table.set_index("relation") if "relation" in table.columns else table
-    relations = [r for r in table.index if not str(r).startswith("Accuracy")]
-    models = [c for c in table.columns if not c.endswith(" std") and c != "# Samples"]
-    values = table.loc[relations, models].T.astype(float)
-    stds = [f"{m} std" for m in models]
-    errors = (table.loc[relations, stds].T.astype(float).fillna(0.0)
-              .set_axis(models, axis=0) if all(s in table.columns for s in stds)
-              else values * 0.0)
-    return values, errors
+Bars = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]  # values, CI low, CI high
 
 
-def robustness_drop_values(table: pd.DataFrame, metric: str = "R@1 drop %"
-                           ) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
-    """From the Hendriksen robustness table (gallery index, ``row`` = ``perturbation /
-    model``): per gallery, the relative drop per perturbation (columns) and model (rows),
-    and its std over seeds; the unperturbed rows are left out."""
-    table = table.rename(columns={table.columns[0]: "gallery"}) if "gallery" not in table \
-        else table
-    parts = table.row.str.split(" / ", n=1, expand=True)
-    table = table.assign(perturbation=parts[0], model=parts[1])
-    table = table[table.perturbation != "none"]
+def relation_intervals(rows: pd.DataFrame) -> Bars:
+    """VG-Relation accuracy per relation (columns) and model (rows) with its CI, from
+    uncertainty rows of model labels (`vlcomp.report.summary.group_intervals`): the
+    ``<relation> accuracy`` metrics."""
+    mine = rows[rows.metric.str.endswith(" accuracy")]
+    mine = mine.assign(relation=mine.metric.str.removesuffix(" accuracy"))
+    models = list(dict.fromkeys(mine.model))
+    relations = list(dict.fromkeys(mine.relation))
+    wide = {c: mine.pivot(index="model", columns="relation", values=c).loc[models, relations]
+            for c in ("value", "ci_low", "ci_high")}
+    return wide["value"], wide["ci_low"], wide["ci_high"]
+
+
+def drop_intervals(cells: Mapping[tuple[str, str, str], tuple[float, float, float, Any]],
+                   column: str = "R@1 drop %") -> dict[str, Bars]:
+    """Per gallery, Hendriksen's relative R@1 drop per text perturbation (columns) and model
+    (rows) with its CI, from `vlcomp.report.robustness.interval_cells`; the unperturbed
+    rows are left out."""
+    rows = []
+    for (table, row, name), (value, low, high, _) in cells.items():
+        if table != "robustness/hendriksen" or name != column:
+            continue
+        gallery, perturbation, model = row.split(" / ", 2)
+        if perturbation != "none":
+            rows.append((gallery, perturbation, model, value, low, high))
+    frame = pd.DataFrame(rows, columns=["gallery", "perturbation", "model", "value", "ci_low",
+                                       "ci_high"])
     out = {}
-    for gallery, part in table.groupby("gallery", sort=False):
-        values = part.pivot(index="model", columns="perturbation", values=metric)
-        errors = part.pivot(index="model", columns="perturbation",
-                            values=f"{metric} std").fillna(0.0)
+    for gallery, part in frame.groupby("gallery", sort=False):
         order = list(dict.fromkeys(part.model))
-        out[str(gallery)] = (values.loc[order], errors.loc[order])
+        wide = [part.pivot(index="model", columns="perturbation", values=c).loc[order]
+                for c in ("value", "ci_low", "ci_high")]
+        out[str(gallery)] = (wide[0], wide[1], wide[2])
     return out
 
 

@@ -220,10 +220,14 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
         "models' order is `results/tables/analysis/rank_correlation.md`.", "",
         "## Headline metrics", "", markdown(headline), "",
         "## Reproduced vs published", "",
-        "Published numbers are the papers' (no interval); ours carry theirs. "
-        + (f"{without} further reproduced numbers (retrieval, per-relation, robustness and "
-           "other columns without an item-level interval here) are in "
-           "`results/tables/*/*_vs_published.md`." if without else ""), "",
+        "Published numbers are the papers' (no interval); ours carry theirs. A published "
+        "`mean ± sd` is a spread over seeds (or repeats); the `sd` beside our interval is the "
+        "same spread of this run: over training seeds for a group of models, over "
+        "perturbation seeds or validation-split repeats otherwise. Numbers that pick α "
+        "(oracle and validation α*) are bootstrapped with α picked again on every resample. "
+        "α* values have three decimals; chance levels are exact and left out."
+        + (f" {without} further reproduced numbers have no item-level interval here; they "
+           "are in `results/tables/*/*_vs_published.md`." if without else ""), "",
         markdown(published, index=False) if len(published) else
         "No published number matches a benchmark of this configuration.", "",
     ]
