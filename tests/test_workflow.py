@@ -325,6 +325,43 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
 
 
 @pytest.mark.slow
+def test_every_reproduced_number_in_the_summary_has_an_interval(tiny_run):
+    """Robustness, detector and α numbers get intervals too: the summary compares every
+    published number it reproduces with a CI, and each interval table agrees with its
+    paper table."""
+    import json
+    import re
+
+    summary = (tiny_run / "results/summary.md").read_text()
+    assert "further reproduced numbers" not in summary
+    published = summary.split("## Reproduced vs published")[1]
+    rows = [line for line in published.splitlines() if line.startswith("| ")][1:]
+    tables = {line.split(" | ")[0].removeprefix("| ") for line in rows}
+    assert {"robustness/aro_table3", "robustness/aro_table4", "bivlc/table4",
+            "visualgptscore/table2", "visualgptscore/table4"} <= tables
+    for line in rows:
+        assert re.search(r"\[-?\d+\.\d+, -?\d+\.\d+\]", line), line
+    robustness = pd.read_csv(tiny_run / "results/uncertainty/robustness.csv")
+    hendriksen = pd.read_csv(tiny_run / "results/tables/robustness/hendriksen.csv")
+    clean = robustness[(robustness.model == "world_clip") & (robustness.gallery == "coco")
+                       & (robustness.perturbation == "none")].set_index("metric")
+    row = hendriksen[hendriksen.row == "none / CLIP"].iloc[0]
+    assert clean.loc["t2i_r1", "value"] == pytest.approx(row["T2I R@1"], abs=1e-3)
+    assert clean.loc["t2i_dcg10", "value"] == pytest.approx(row["DCG@10"], abs=1e-3)
+    comparisons = pd.read_csv(tiny_run / "results/uncertainty/robustness_comparisons.csv")
+    assert comparisons.p_bootstrap.between(0, 1).all()
+    detectors = pd.read_csv(tiny_run / "results/uncertainty/detectors.csv")
+    record = json.loads((tiny_run / "results/detectors/world_clip/metrics.json").read_text())
+    mine = detectors[(detectors.model == "world_clip") & (detectors.metric == "I2T")]
+    assert mine.value.iloc[0] == pytest.approx(record["I2T"], abs=1e-3)
+    table4 = pd.read_csv(tiny_run / "results/tables/visualgptscore/table4.csv", index_col=0)
+    cis = pd.read_csv(tiny_run / "results/tables/visualgptscore/table4_ci.csv")
+    for r in cis.itertuples():
+        assert r.value == pytest.approx(table4.loc[r.row, r.column], abs=1e-3)
+        assert r.ci_low <= r.ci_high
+
+
+@pytest.mark.slow
 def test_html_report_builds_and_renders_in_chromium(tiny_run):
     """`snakemake --report` registers every table and figure by paper; headless Chromium
     renders it (the screenshot is kept beside the report, to be looked at)."""

@@ -25,7 +25,8 @@ SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "e
                 "perturb_images", "negclip_negatives", "bison_benchmark",
                 "bison_altered_benchmark"]
 GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics",
-                  "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables"]
+                  "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables",
+                  "uncertainty_alpha"]
 
 
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:

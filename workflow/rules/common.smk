@@ -652,3 +652,15 @@ def robustness_embeddings(model):
         f"{model_key}_texts": f"results/embeddings/{name}/texts/robustness.npy"
         for model_key, name in (("model", model), ("relevance", RELEVANCE_MODEL))
     }
+
+
+def alpha_uncertainty_inputs(wildcards):
+    """A generative model's α inputs: a retrieval gallery's score matrices, or a choice
+    benchmark's items, pair scores and text priors."""
+    if wildcards.benchmark in RETRIEVAL_BENCHMARKS:
+        return {"scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.npz"}
+    return {
+        "benchmark": f"results/benchmarks/{wildcards.benchmark}.parquet",
+        "scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.parquet",
+        "prior": f"results/priors/{wildcards.model}/{wildcards.benchmark}.parquet",
+    }

@@ -235,18 +235,6 @@ rule generative_retrieval:
         "../scripts/generative_retrieval.py"
 
 
-def alpha_uncertainty_inputs(wildcards):
-    """A generative model's α inputs: a retrieval gallery's score matrices, or a choice
-    benchmark's items, pair scores and text priors."""
-    if wildcards.benchmark in RETRIEVAL_BENCHMARKS:
-        return {"scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.npz"}
-    return {
-        "benchmark": f"results/benchmarks/{wildcards.benchmark}.parquet",
-        "scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.parquet",
-        "prior": f"results/priors/{wildcards.model}/{wildcards.benchmark}.parquet",
-    }
-
-
 rule uncertainty_alpha:
     input:
         unpack(alpha_uncertainty_inputs),

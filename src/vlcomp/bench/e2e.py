@@ -63,8 +63,9 @@ def run_workflow(workdir: Path, snakefile: Path, configfile: Path | None, cores:
     return time.perf_counter() - start
 
 
-REPORT_RULES = ("blind_scores", "uncertainty", "uncertainty_retrieval", "rank_correlation",
-                "figure_analysis", "summary")
+REPORT_RULES = ("blind_scores", "uncertainty", "uncertainty_retrieval",
+                "uncertainty_robustness", "uncertainty_detectors", "uncertainty_alpha",
+                "rank_correlation", "figure_analysis", "summary")
 
 
 def build_report(workdir: Path, snakefile: Path, configfile: Path | None,
