@@ -1,4 +1,4 @@
-"""BISON Fig. 9 bars from the Fig. 9 table."""
+"""BISON Fig. 9 bars with their CIs from the bison_altered uncertainty rows."""
 
 from __future__ import annotations
 
@@ -6,22 +6,22 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from vlcomp.report.figures import bar_plot, bison_fig9_values
+from vlcomp.report.figures import bar_plot, bison_fig9_intervals
 
 
 def test_fig9_values_and_png(tmp_path):
-    table = pd.DataFrame(
-        {"Accuracy": [60.0, 70.0], "Negation changed %": [2.0, 4.0],
-         "Negation changed % std": [float("nan"), 1.0], "Negation acc.": [59.0, 69.0],
-         "Reversal changed %": [20.0, 25.0], "Reversal changed % std": [float("nan"), 2.0],
-         "Reversal acc.": [50.0, 55.0]},
-        index=pd.Index(["CLIP", "NegCLIP"], name="model"),
-    )
-    values, errors = bison_fig9_values(table)
-    assert list(values.columns) == ["Negation", "Reversal"]
+    rows = pd.DataFrame({
+        "model": ["CLIP"] * 4 + ["NegCLIP"] * 4,
+        "metric": ["original accuracy", "reverse changed_prediction", "negate accuracy",
+                   "negate changed_prediction"] * 2,
+        "value": [60.0, 20.0, 59.0, 2.0, 70.0, 25.0, 69.0, 4.0],
+        "ci_low": [55.0, 15.0, 54.0, 0.5, 65.0, 20.0, 64.0, 1.0],
+        "ci_high": [65.0, 25.0, 64.0, 4.0, 75.0, 30.0, 74.0, 7.0]})
+    values, low, high = bison_fig9_intervals(rows)
+    assert list(values.columns) == ["Negation", "Reversal"]  # the paper's order and labels
     assert values.loc["NegCLIP", "Reversal"] == 25.0
-    assert errors.loc["CLIP", "Negation"] == 0.0 and errors.loc["NegCLIP", "Reversal"] == 2.0
-    path = bar_plot(values, tmp_path / "fig9.png", title="t", errors=errors)
+    assert (low.loc["CLIP", "Negation"], high.loc["NegCLIP", "Reversal"]) == (0.5, 30.0)
+    path = bar_plot(values, tmp_path / "fig9.png", title="t", bounds=(low, high))
     with Image.open(path) as image:
         assert image.format == "PNG" and image.size == (1200, 630)
     with pytest.raises(ValueError, match="at least one row"):

@@ -44,6 +44,7 @@ CASES = {
     "aro_attribution": ("i2t", ["red_blue", "big_small", "odd"], {}, {"min_count": 40}),
     "order": ("i2t", ["shuffle_nouns"], {"seed": [0, 1, 2]}, {}),
     "bison": ("t2i", ["bison"], {}, {}),
+    "bison_altered": ("t2i", ["original", "negate", "permute"], {}, {}),
     "bivlc": ("pair", ["replace_obj", "swap_att", "add_obj"], {}, {}),
     "winoground": ("pair", ["Object", "Relation"], {}, {}),
 }
@@ -53,6 +54,7 @@ REPORTED = {  # the numbers compute_metrics puts in "overall" for each headline 
     "aro_attribution": {"macro_accuracy": "macro_accuracy", "micro_accuracy": "micro_accuracy"},
     "order": {"mean": "mean"},
     "bison": {"accuracy": "accuracy"},
+    "bison_altered": {"original accuracy": "accuracy"},
     "bivlc": {m: m for m in ("I2T", "T2I", "Group", "Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I")},
     "winoground": {"I2T": "I2T", "T2I": "T2I", "Group": "Group"},
 }
@@ -62,6 +64,8 @@ REPORTED = {  # the numbers compute_metrics puts in "overall" for each headline 
 def test_full_sample_values_are_the_reported_metrics(kind):
     protocol, subsets, extra, options = CASES[kind]
     items, scores = choice_bench(301, protocol, subsets, extra=extra)
+    if kind == "bison_altered":  # each alteration of item k points at its original
+        items["base_item_id"] = [f"i{k - k % 3}" for k in range(len(items))]
     if kind == "aro_relation":  # a relation below min_count
         items.loc[items.subset == "rare", "subset"] = ["rare"] * 20 + ["on"] * (
             int((items.subset == "rare").sum()) - 20)
@@ -75,6 +79,13 @@ def test_full_sample_values_are_the_reported_metrics(kind):
         for name, entry in full["subsets"].items():
             assert outcomes[f"{name} accuracy"].value()[0] == pytest.approx(entry["accuracy"],
                                                                           abs=0.01)
+    if kind == "bison_altered":  # BISON Fig. 9 per alteration: accuracy and % changed
+        for name, entry in full["subsets"].items():
+            assert outcomes[f"{name} accuracy"].value()[0] == pytest.approx(entry["accuracy"],
+                                                                          abs=0.01)
+            if name != "original":
+                assert outcomes[f"{name} changed_prediction"].value()[0] == pytest.approx(
+                    entry["changed_prediction"], abs=0.01), name
     if kind in ("bivlc", "winoground"):  # per negative type / subset
         groups = full["types"] if kind == "bivlc" else full["subsets"]
         for name, entry in groups.items():

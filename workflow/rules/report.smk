@@ -267,7 +267,8 @@ rule table_bison_fig9:
 
 rule figure_bison_fig9:
     input:
-        metrics_files(["bison_altered"]),
+        "results/uncertainty/bison_altered.csv",
+        "results/uncertainty/bison_altered_seeds.csv",
     output:
         png=report(
             "results/figures/bison_fig9.png",

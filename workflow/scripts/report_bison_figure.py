@@ -1,12 +1,17 @@
-"""BISON Fig. 9 as grouped bars: % of predictions each query alteration changes, per model."""
+"""BISON Fig. 9 as grouped bars: % of predictions each query alteration changes, per model,
+with 95 % bootstrap CIs (from the bison_altered uncertainty tables)."""
+
+import pandas as pd
 
 from vlcomp.jobs import job_log
-from vlcomp.report.figures import bar_plot, bison_fig9_values
-from vlcomp.report.tables import bison_fig9_table, read_results
+from vlcomp.report.figures import bar_plot, bison_fig9_intervals
+from vlcomp.report.summary import group_intervals
 
 with job_log(snakemake.log[0]) as log:
-    results = read_results(snakemake.input)
-    values, errors = bison_fig9_values(bison_fig9_table(results, snakemake.params.groups))
-    bar_plot(values, snakemake.output.png, title="BISON: predictions changed by query alterations",
-             ylabel="changed predictions (%)", errors=errors, pdf=snakemake.output.pdf)
+    intervals, seeds = (pd.read_csv(f) for f in snakemake.input)
+    values, low, high = bison_fig9_intervals(group_intervals(intervals, seeds,
+                                                             snakemake.params.groups))
+    bar_plot(values, snakemake.output.png, title="BISON: predictions changed by query "
+             "alterations, 95 % CIs (Fig. 9)", ylabel="changed predictions (%)",
+             bounds=(low, high), pdf=snakemake.output.pdf)
     log.info("\n%s", values)

@@ -26,7 +26,12 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from vlcomp.metrics.benchmarks import bivlc_type_columns, item_correct, merge_scores
+from vlcomp.metrics.benchmarks import (
+    bivlc_type_columns,
+    item_correct,
+    merge_scores,
+    t2i_predictions,
+)
 from vlcomp.metrics.choice import as_matrix, combine_pair_columns, pair_scores_batch
 from vlcomp.seeding import stable_rng
 
@@ -152,8 +157,14 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
                      else subsets)
         return [Outcome("accuracy", correct, everyone)] + [
             Outcome(f"{t} accuracy", correct, templates == t) for t in sorted(set(templates))]
-    if kind == "bison_altered":
-        return [Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
+    if kind == "bison_altered":  # and BISON Fig. 9: % of predictions an alteration changed
+        predictions = pd.Series(t2i_predictions(merged), index=merged["item_id"].to_numpy())
+        base = predictions[merged["base_item_id"].to_numpy()].to_numpy()
+        changed = (predictions.to_numpy() != base).astype(np.float64)
+        names = sorted(set(subsets))
+        return ([Outcome(f"{s} accuracy", correct, subsets == s) for s in names]
+                + [Outcome(f"{s} changed_prediction", changed, subsets == s)
+                   for s in names if s != "original"])
     raise ValueError(f"no uncertainty for metric kind {kind!r}")
 
 

@@ -178,16 +178,24 @@ def bar_plot(
     return _save_png(fig, path, title, pdf)
 
 
-def bison_fig9_values(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """From the Fig. 9 table: % changed predictions per alteration (columns) and model (rows),
-    and their std where the table has one."""
-    columns = [c for c in table.columns if c.endswith(" changed %")]
-    values = table[columns].rename(columns=lambda c: c.removesuffix(" changed %"))
-    stds = [f"{c} std" for c in columns]
-    if all(s in table.columns for s in stds):
-        errors = table[stds].rename(columns=lambda c: c.removesuffix(" changed % std"))
-        return values, errors.fillna(0.0)
-    return values, None
+def bison_fig9_intervals(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame,
+                                                       pd.DataFrame]:
+    """BISON Fig. 9: % changed predictions per alteration (columns, the paper's order and
+    labels) and model (rows) with its CI, from uncertainty rows of model labels
+    (`vlcomp.report.summary.group_intervals`): the ``<alteration> changed_prediction``
+    metrics."""
+    from vlcomp.report.tables import BISON_ALTERATION_LABELS
+
+    mine = rows[rows.metric.str.endswith(" changed_prediction")]
+    mine = mine.assign(alteration=mine.metric.str.removesuffix(" changed_prediction"))
+    present = set(mine.alteration)
+    order = [a for a in BISON_ALTERATION_LABELS if a in present]
+    order += sorted(present - set(order))
+    models = list(dict.fromkeys(mine.model))
+    wide = [mine.pivot(index="model", columns="alteration", values=c).loc[models, order]
+            .rename(columns=lambda a: BISON_ALTERATION_LABELS.get(a, a))
+            for c in ("value", "ci_low", "ci_high")]
+    return wide[0], wide[1], wide[2]
 
 
 Bars = tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]  # values, CI low, CI high
