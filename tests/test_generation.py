@@ -26,6 +26,7 @@ from vlcomp.generate.filters import (
     OracleInputs,
     agreement,
     filter_candidates,
+    filter_ratios,
     kept_instances,
     model_decisions,
     preferred_is_first,
@@ -197,6 +198,13 @@ def test_filters_on_a_hand_made_item(world_cfg, parser):
     assert cands_out.model_acceptable.tolist() == [False, True, True]
     assert report["model_vs_oracle"]["keep_precision"] == 100.0
     assert (row.picked, row.keep) == ("i-g1", True)
+    # per item: what every rate of the report sums over
+    assert (row.n_candidates, row.n_valid, row.type) == (3, 2, "replace")
+    assert row.model_pick_ok and row.model_keep_ok
+    for key, (num, den) in filter_ratios(decisions).items():
+        path = key.split(".")
+        expected = report[path[0]] if len(path) == 1 else report[path[0]][path[1]]
+        assert 100 * num.sum() / den.sum() == pytest.approx(expected, abs=0.01), key
     inst = kept_instances(items, decisions, cands_out)
     assert inst.iloc[0].to_dict() == {
         "item_id": "i", "image_id": "n", "caption": "A red circle.",
@@ -227,6 +235,41 @@ def test_model_ambiguity_margin_and_agreement_counts():
     result = agreement(decisions, {"a-g0": True, "b-g0": False}, {"a-g0": False})
     assert result["keep_precision"] == 100.0 and result["keep_recall"] == 100.0
     assert result["pick_precision"] == 50.0 and result["pick_recall"] == 100.0
+
+
+
+def test_filter_rates_get_bootstrap_intervals_over_items():
+    from vlcomp.metrics.uncertainty import bootstrap_rng, ratio_intervals, resample_weights
+    from vlcomp.report.generation import filter_table
+
+    rng = np.random.default_rng(0)
+    n = 200
+    decisions = pd.DataFrame({
+        "item_id": [f"i{k}" for k in range(n)], "keep": rng.random(n) < 0.7,
+        "type": rng.choice(["add", "swap"], n), "n_candidates": 4,
+        "n_valid": rng.integers(0, 5, n)})
+    ratios = filter_ratios(decisions)
+    assert set(ratios) == {"candidate_valid_rate", "kept_rate", "kept_rate_by_type.add",
+                           "kept_rate_by_type.swap"}
+    table = ratio_intervals(ratios, n, benchmark="f", n_resamples=300, seed=2)
+    rows = table.set_index("metric")
+    assert rows.loc["kept_rate", "value"] == pytest.approx(100 * decisions.keep.mean())
+    assert rows.loc["kept_rate_by_type.add", "n"] == (decisions.type == "add").sum()
+    # the valid rate is a ratio of sums: items are resampled with all their candidates
+    w = np.concatenate(resample_weights(n, 300, bootstrap_rng("f", 2)))
+    draws = 100 * (w @ decisions.n_valid) / (w @ decisions.n_candidates)
+    assert rows.loc["candidate_valid_rate", "ci_low"] == pytest.approx(np.percentile(draws, 2.5))
+    assert (table.ci_low < table.value).all() and (table.value < table.ci_high).all()
+    bca = ratio_intervals(ratios, n, benchmark="f", n_resamples=300, seed=2, method="bca")
+    assert np.isfinite(bca.ci_low).all()
+    report = {"decider": "oracle", "items": n, "candidates": 4 * n,
+              "candidate_valid_rate": rows.loc["candidate_valid_rate", "value"],
+              "kept": int(decisions.keep.sum()), "kept_rate": rows.loc["kept_rate", "value"]}
+    shown = filter_table(report, table)
+    assert shown.loc["kept (%)", "ci_low"] == rows.loc["kept_rate", "ci_low"]
+    assert np.isnan(shown.loc["items", "ci_low"])  # a count: nothing to resample
+    with pytest.raises(ValueError, match="kept_rate"):
+        ratio_intervals({"kept_rate": ratios["kept_rate"]}, n + 1, benchmark="f")
 
 
 # -- BiVLC construction ----------------------------------------------------------------------

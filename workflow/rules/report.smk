@@ -324,6 +324,7 @@ if GENERATION:
     rule table_bivlc_filter:
         input:
             report="results/generated/bivlc/filter.json",
+            selection="results/generated/bivlc/selection.parquet",
         output:
             csv=report(
                 "results/tables/bivlc/filter.csv",
@@ -343,6 +344,10 @@ if GENERATION:
             runtime=30,
         params:
             table="filter",
+            resamples=UNCERTAINTY["resamples"],
+            seed=UNCERTAINTY["seed"],
+            confidence=UNCERTAINTY["confidence"],
+            method=UNCERTAINTY["method"],
         script:
             "../scripts/report_generation.py"
 

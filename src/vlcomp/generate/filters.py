@@ -141,6 +141,19 @@ def _ratio(num: int, den: int) -> float | None:
     return round(100.0 * num / den, 2) if den else None
 
 
+def agreement_flags(
+    decisions: pd.DataFrame, valid: Mapping[str, bool], ambiguous_if_picked: Mapping[str, bool]
+) -> pd.DataFrame:
+    """Per item, the model decider against the oracle: ``model_pick_ok`` (its pick is a
+    valid candidate) and ``model_keep_ok`` (it keeps the item with a valid candidate the
+    oracle does not call ambiguous). See `agreement`."""
+    pick_ok = decisions.model_picked.map(lambda i: bool(valid.get(i, False)) if i else False)
+    keep_ok = decisions.model_keep.astype(bool) & pick_ok & ~decisions.model_picked.map(
+        lambda i: bool(ambiguous_if_picked.get(i, True)) if i else True)
+    return pd.DataFrame({"model_pick_ok": pick_ok.astype(bool),
+                         "model_keep_ok": keep_ok.astype(bool)}, index=decisions.index)
+
+
 def agreement(
     decisions: pd.DataFrame, valid: Mapping[str, bool], ambiguous_if_picked: Mapping[str, bool]
 ) -> dict[str, float | int | None]:
@@ -151,23 +164,50 @@ def agreement(
     whether the oracle calls the item ambiguous with that candidate as its negative image.
     An instance the model keeps is correct iff its image is valid and not ambiguous.
     Step (a): a pick is correct iff the picked candidate is valid; recall is over items with
-    at least one valid candidate.
+    at least one valid candidate. The ratios are `filter_ratios`' sums.
     """
-    picked = decisions.model_picked.notna()
-    pick_ok = decisions.model_picked.map(lambda i: bool(valid.get(i, False)) if i else False)
-    kept = decisions.model_keep.astype(bool)
-    keep_ok = kept & pick_ok & ~decisions.model_picked.map(
-        lambda i: bool(ambiguous_if_picked.get(i, True)) if i else True)
-    has_valid = decisions.oracle_picked.notna()
-    return {
+    flags = agreement_flags(decisions, valid, ambiguous_if_picked)
+    ratios = filter_ratios(decisions.join(flags))
+    out: dict[str, float | int | None] = {
         "items": len(decisions),
         "oracle_keep": int(decisions.oracle_keep.sum()),
-        "model_keep": int(kept.sum()),
-        "keep_precision": _ratio(int(keep_ok.sum()), int(kept.sum())),
-        "keep_recall": _ratio(int(keep_ok.sum()), int(decisions.oracle_keep.sum())),
-        "pick_precision": _ratio(int(pick_ok.sum()), int(picked.sum())),
-        "pick_recall": _ratio(int((pick_ok & has_valid).sum()), int(has_valid.sum())),
+        "model_keep": int(decisions.model_keep.astype(bool).sum()),
     }
+    for name in ("keep_precision", "keep_recall", "pick_precision", "pick_recall"):
+        num, den = ratios[f"model_vs_oracle.{name}"]
+        out[name] = _ratio(int(num.sum()), int(den.sum()))
+    return out
+
+
+def filter_ratios(decisions: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Every rate of the filter report as per-item numerators and denominators (the rate
+    is 100 Σ numerator / Σ denominator), from the per-item columns `filter_candidates`
+    writes: candidate validity, kept items (overall and per type) and, when both deciders
+    ran, the model's precision and recall against the oracle. Keys as the report's paths
+    (``kept_rate_by_type.replace``, ``model_vs_oracle.keep_precision``)."""
+    one = np.ones(len(decisions))
+    kept = decisions["keep"].astype(bool).to_numpy(float) if "keep" in decisions else None
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    if "n_valid" in decisions:
+        out["candidate_valid_rate"] = (decisions.n_valid.to_numpy(float),
+                                       decisions.n_candidates.to_numpy(float))
+    if kept is not None:
+        out["kept_rate"] = (kept, one)
+        if "type" in decisions:
+            for kind in sorted(set(decisions["type"])):
+                mine = (decisions["type"] == kind).to_numpy(float)
+                out[f"kept_rate_by_type.{kind}"] = (kept * mine, mine)
+    if "model_keep_ok" in decisions:
+        keep_ok = decisions.model_keep_ok.to_numpy(float)
+        pick_ok = decisions.model_pick_ok.to_numpy(float)
+        has_valid = decisions.oracle_picked.notna().to_numpy(float)
+        out["model_vs_oracle.keep_precision"] = (keep_ok,
+                                                 decisions.model_keep.to_numpy(float))
+        out["model_vs_oracle.keep_recall"] = (keep_ok, decisions.oracle_keep.to_numpy(float))
+        out["model_vs_oracle.pick_precision"] = (pick_ok,
+                                                 decisions.model_picked.notna().to_numpy(float))
+        out["model_vs_oracle.pick_recall"] = (pick_ok * has_valid, has_valid)
+    return out
 
 
 def ambiguity_of_candidates(
@@ -239,16 +279,22 @@ def filter_candidates(
         decisions = decisions.merge(found, on="item_id", how="left")
         candidates = pd.concat([candidates, scores.reset_index(drop=True)], axis=1)
         report["model_keep"] = int(decisions.model_keep.sum())
+    if valid is not None:  # per item: candidates, and those true to the negative caption
+        per_item = candidates.assign(valid=valid.to_numpy()).groupby("item_id").valid
+        decisions = decisions.assign(
+            n_candidates=decisions.item_id.map(per_item.size()).fillna(0).astype(int),
+            n_valid=decisions.item_id.map(per_item.sum()).fillna(0).astype(int))
     if valid is not None and embeddings is not None:
-        report["model_vs_oracle"] = agreement(
-            decisions, dict(zip(candidates.image_id, valid, strict=True)), ambiguous_if)
+        valid_of = dict(zip(candidates.image_id, valid, strict=True))
+        report["model_vs_oracle"] = agreement(decisions, valid_of, ambiguous_if)
+        decisions = decisions.join(agreement_flags(decisions, valid_of, ambiguous_if))
     decisions = final_selection(decisions, decider)
+    decisions = decisions.merge(items[["item_id", "type"]], on="item_id", how="left")
     candidates["picked"] = candidates.image_id.isin(set(decisions.picked[decisions.keep]))
     report["kept"] = int(decisions.keep.sum())
     report["kept_rate"] = round(100.0 * report["kept"] / max(1, len(items)), 2)
-    merged = decisions.merge(items[["item_id", "type"]], on="item_id")
     report["kept_rate_by_type"] = {
-        t: round(100.0 * float(g.keep.mean()), 2) for t, g in merged.groupby("type")}
+        t: round(100.0 * float(g.keep.mean()), 2) for t, g in decisions.groupby("type")}
     return candidates, decisions, report
 
 

@@ -390,3 +390,28 @@ def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]],
         out = out.merge(group_intervals[["group", "metric", "ci_low", "ci_high"]],
                         on=["group", "metric"], how="left")
     return out
+
+
+def ratio_intervals(ratios: Mapping[str, tuple[np.ndarray, np.ndarray]], n_items: int, *,
+                    benchmark: str, n_resamples: int = 1000, seed: int = 0,
+                    confidence: float = 0.95, method: str = "percentile") -> pd.DataFrame:
+    """Rates ``100 Σ a / Σ b`` of per-item numerators and denominators (a kept rate, a
+    precision, a recall), each with its bootstrap CI over the ``n_items`` items (the same
+    resamples for every rate; BCa from the exact leave-one-out rates). Rows: metric,
+    value, ci_low, ci_high, n (items in the denominator)."""
+    chunks = resample_weights(n_items, n_resamples, bootstrap_rng(benchmark, seed))
+    intervals = Bootstrap({}, {}, confidence, method)
+    rows = []
+    for name, (a, b) in ratios.items():
+        a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+        if a.shape != (n_items,) or b.shape != (n_items,):
+            raise ValueError(f"{name}: {a.shape} numerators and {b.shape} denominators for "
+                             f"{n_items} items")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = 100 * a.sum() / b.sum() if b.sum() else float("nan")
+            draws = np.concatenate([100 * (w @ a) / (w @ b) for w in chunks])
+            low, high = intervals.interval(
+                draws, value, lambda a=a, b=b: 100 * (a.sum() - a) / (b.sum() - b))
+        rows.append({"metric": name, "value": float(value), "ci_low": low, "ci_high": high,
+                     "n": int(np.count_nonzero(b))})
+    return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "n"])

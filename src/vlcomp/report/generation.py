@@ -21,30 +21,37 @@ RANDOM_ROW = {"Text detection acc": 50.0, "Img detection acc": 50.0, "I2T": 25.0
               "T2I": 25.0, "Group": 16.67, "SugarCrepe": 50.0}
 
 
-def filter_table(report: Mapping[str, Any]) -> pd.DataFrame:
-    """The automatic filter in one column: candidate validity, kept items, and the model
-    decider's precision and recall against the oracle (when both ran)."""
-    rows: dict[str, Any] = {
-        "decider": report["decider"],
-        "items": report["items"],
-        "candidates": report["candidates"],
-    }
+def filter_table(report: Mapping[str, Any],
+                 intervals: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The automatic filter: candidate validity, kept items, and the model decider's
+    precision and recall against the oracle (when both ran), in a ``value`` column; with
+    ``intervals`` (`vlcomp.metrics.uncertainty.ratio_intervals` of
+    `vlcomp.generate.filters.filter_ratios`) every rate's CI beside it."""
+    rows: list[tuple[str, Any, str | None]] = [
+        ("decider", report["decider"], None), ("items", report["items"], None),
+        ("candidates", report["candidates"], None)]
     if "candidate_valid_rate" in report:
-        rows["candidates true to their caption (%)"] = report["candidate_valid_rate"]
-    rows["kept items"] = report["kept"]
-    rows["kept (%)"] = report["kept_rate"]
+        rows.append(("candidates true to their caption (%)", report["candidate_valid_rate"],
+                     "candidate_valid_rate"))
+    rows += [("kept items", report["kept"], None), ("kept (%)", report["kept_rate"], "kept_rate")]
     for kind, rate in sorted(report.get("kept_rate_by_type", {}).items()):
-        rows[f"kept {kind.upper()} (%)"] = rate
+        rows.append((f"kept {kind.upper()} (%)", rate, f"kept_rate_by_type.{kind}"))
     agreement = report.get("model_vs_oracle")
     if agreement:
-        rows["oracle keeps"] = agreement["oracle_keep"]
-        rows["model keeps"] = agreement["model_keep"]
-        rows["model step (a) precision (%)"] = agreement["pick_precision"]
-        rows["model step (a) recall (%)"] = agreement["pick_recall"]
-        rows["model kept-instance precision (%)"] = agreement["keep_precision"]
-        rows["model kept-instance recall (%)"] = agreement["keep_recall"]
-    table = pd.DataFrame({"value": pd.Series(rows, dtype=object)})
+        rows += [("oracle keeps", agreement["oracle_keep"], None),
+                 ("model keeps", agreement["model_keep"], None)]
+        for label, name in (("step (a) precision", "pick_precision"),
+                            ("step (a) recall", "pick_recall"),
+                            ("kept-instance precision", "keep_precision"),
+                            ("kept-instance recall", "keep_recall")):
+            rows.append((f"model {label} (%)", agreement[name], f"model_vs_oracle.{name}"))
+    table = pd.DataFrame({"value": pd.Series({r[0]: r[1] for r in rows}, dtype=object)})
     table.index.name = "filter"
+    if intervals is not None:
+        bounds = intervals.set_index("metric")
+        for column in ("ci_low", "ci_high"):
+            table[column] = [float(bounds.loc[key, column]) if key in bounds.index
+                             else float("nan") for _, _, key in rows]
     return table
 
 
