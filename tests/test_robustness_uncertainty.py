@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vlcomp.metrics.robustness import Embeddings, evaluate_gallery
+from vlcomp.metrics.robustness import Embeddings, evaluate_gallery, item_table
 from vlcomp.metrics.robustness_uncertainty import DROP, RobustnessBootstrap
 from vlcomp.report.robustness import hendriksen_table
 
@@ -46,7 +46,7 @@ def _run(models: dict[str, Embeddings]) -> tuple[dict, dict[str, pd.DataFrame]]:
         conditions = evaluate_gallery("g", IMAGES, QUERIES, model, relevance, PERTURBED,
                                       [("shuffle", 0, "shuffled")], "clean", items=frames)
         records[name] = {"robustness": {"conditions": conditions}}
-        items[name] = pd.concat(frames, ignore_index=True)
+        items[name] = item_table(frames)  # categorical keys, as the job writes them
     return records, items
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 
 from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
-from vlcomp.metrics.robustness import Embeddings, evaluate_gallery
+from vlcomp.metrics.robustness import Embeddings, evaluate_gallery, item_table
 from vlcomp.report.tables import write_csv
 from vlcomp.score.embeddings import ids_path_for, load_embeddings
 
@@ -40,5 +40,5 @@ with job_log(snakemake.log[0]) as log:
                 "relevance_model": p.relevance_model, "conditions": records},
                snakemake.output.json)
     write_csv(pd.DataFrame(records), snakemake.output.csv)
-    write_parquet(pd.concat(items, ignore_index=True), snakemake.output.outcomes)
+    write_parquet(item_table(items), snakemake.output.outcomes)
     log.info("%d conditions", len(records))

@@ -107,7 +107,8 @@ class RobustnessBootstrap:
         self.outcomes: dict[tuple[str, str, str, str], list[list[Outcome]]] = {}
         self.n_images: dict[str, int] = {}
         self._intervals = Bootstrap({}, {}, confidence, method)
-        galleries = list(dict.fromkeys(g for f in items.values() for g in f.gallery))
+        galleries = list(dict.fromkeys(g for f in items.values()
+                                       for g in f.gallery.drop_duplicates()))
         for gallery in galleries:
             self._gallery(gallery, {m: f[f.gallery == gallery] for m, f in items.items()},
                           n_resamples=n_resamples, seed=seed, confidence=confidence,
@@ -117,7 +118,7 @@ class RobustnessBootstrap:
         outcomes: dict[tuple, list[Outcome]] = {}
         for model, frame in items.items():
             for (kind, name, seed), rows in frame.groupby(["kind", "perturbation", "seed"],
-                                                          sort=False):
+                                                          sort=False, observed=True):
                 outcomes[model, kind, name, seed] = condition_outcomes(rows)
         sizes = {len(o[0].values) for o in outcomes.values()}
         if len(sizes) != 1:
