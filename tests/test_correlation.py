@@ -69,7 +69,7 @@ def test_paper_figures_from_tables(tmp_path):
         i2t_t2i_scatter,
         relation_intervals,
     )
-    from vlcomp.report.summary import group_intervals
+    from vlcomp.report.intervals import group_intervals
 
     rows = pd.DataFrame({"model": ["CLIP"] * 3 + ["FT"] * 3,
                          "metric": ["macro_accuracy", "above accuracy", "on accuracy"] * 2,

@@ -50,6 +50,8 @@ PAPER_JOBS = {
     # blind baselines on the 7 image->text benchmarks: a bigram LM and 2 captioners P(t|null)
     "blind_scores": 21,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
+    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves)
+    "table_intervals": 17,
 }
 
 

@@ -7,15 +7,8 @@ import re
 import pandas as pd
 import pytest
 
-from vlcomp.report.summary import (
-    Numbers,
-    cell,
-    headline_columns,
-    headline_table,
-    published_rows,
-    sugarcrepe_subset_columns,
-    write_summary,
-)
+from vlcomp.report.intervals import CellIntervals, Numbers, headline_columns, table_columns
+from vlcomp.report.summary import cell, headline_table, published_rows, write_summary
 
 
 def intervals() -> dict[str, pd.DataFrame]:
@@ -65,29 +58,30 @@ def test_headline_rows_are_models_and_seed_groups_each_with_its_interval():
 
 def test_published_rows_carry_our_interval_and_refuse_a_mismatch():
     numbers = Numbers(intervals(), seeds(), GROUPS)
-    columns = headline_columns(KINDS, LABELS)
-    subsets = sugarcrepe_subset_columns(intervals())
-    assert subsets == {"Replace obj": "replace_obj"}
+    lookup = CellIntervals(numbers, headline_columns(KINDS, LABELS))
+    assert table_columns("aro/aro", numbers.metrics) == {
+        "Replace obj": ("sugarcrepe", "replace_obj accuracy")}  # SugarCrepe's subsets anywhere
     compared = {"sugarcrepe/sugarcrepe": pd.DataFrame({
         "row": ["CLIP", "FT", "CLIP"], "column": ["Replace obj", "Replace obj", "Add att"],
         "published": [90.9, 85.0, 68.8], "reproduced": [70.0, 72.0, float("nan")]}),
         "aro/aro": pd.DataFrame({"row": ["FT", "CLIP"], "column": ["VG-Relation", "Flickr"],
                                  "published": [64.0, 1.0], "reproduced": [56.0, 2.0]})}
-    rows, without = published_rows(compared, numbers, columns, {}, subsets)
+    rows, without = published_rows(compared, lookup, {})
     assert without == ["aro/aro: CLIP / Flickr"]  # no interval; NaN reproduced: not compared
     assert rows["reproduced [95 % CI]"].tolist() == ["70.0 [67.0, 73.0]",
                                                      "72.0 [70.0, 74.0] sd 1.4",
                                                      "56.0 [52.0, 60.0] sd 1.4"]
     assert rows.difference.tolist() == ["-20.9", "-13.0", "-8.0"]
     compared["aro/aro"].loc[0, "reproduced"] = 58.0
-    with pytest.raises(ValueError, match=r"FT VG-Relation is 58\.0 there"):
-        published_rows(compared, numbers, columns, {}, subsets)
+    with pytest.raises(ValueError, match=r"FT VG-Relation is 58\.0 there but 56\.0 in "
+                       r"results/uncertainty/vg_relation\.csv \(macro_accuracy\)"):
+        published_rows(compared, lookup, {})
 
 
 def test_every_number_in_the_summary_has_an_interval(tmp_path):
     numbers = Numbers(intervals(), seeds(), GROUPS)
     columns = headline_columns(KINDS, LABELS)
-    rows, without = published_rows({}, numbers, columns, {}, {})
+    rows, without = published_rows({}, CellIntervals(numbers, columns), {})
     path = tmp_path / "summary.md"
     write_summary(path, headline_table(numbers, columns, GROUPS), rows, len(without),
                   resamples=1000, seed=0, confidence=0.95)
@@ -115,7 +109,7 @@ def test_seed_spreads_join_their_mean_chance_rows_are_exact_and_cells_come_first
     }
     cells = {("robustness/aro_table3", "COCO-like / No Shuffling / CLIP", "Text R@1"):
              (1.25, 0.0, 7.19, None)}
-    rows, without = published_rows(compared, numbers, columns, {}, {}, cells)
+    rows, without = published_rows(compared, CellIntervals(numbers, columns, cells), {})
     by_column = rows.set_index(["table", "column"])
     # the std row joins its mean: published mean ± sd, our interval and our seeds' sd
     ft = by_column.loc[("aro/aro", "VG-Relation")]
@@ -134,9 +128,9 @@ def test_procedure_tables_take_their_intervals_only_from_cells():
     columns = headline_columns(KINDS, LABELS)
     held_out = {"visualgptscore/table4": pd.DataFrame({
         "row": ["CLIP"], "column": ["SugarCrepe"], "published": [60.0], "reproduced": [58.0]})}
-    rows, without = published_rows(held_out, numbers, columns, {}, {})
+    rows, without = published_rows(held_out, CellIntervals(numbers, columns), {})
     assert not len(rows) and without == ["visualgptscore/table4: CLIP / SugarCrepe"]
     cells = {("visualgptscore/table4", "CLIP", "SugarCrepe"): (58.0, 55.0, 61.0, 1.0)}
-    rows, without = published_rows(held_out, numbers, columns, {}, {}, cells)
+    rows, without = published_rows(held_out, CellIntervals(numbers, columns, cells), {})
     assert rows["reproduced [95 % CI]"].tolist() == ["58.0 [55.0, 61.0] sd 1.0"]
     assert without == []

@@ -362,6 +362,35 @@ def test_every_reproduced_number_in_the_summary_has_an_interval(tiny_run):
 
 
 @pytest.mark.slow
+def test_every_number_of_every_paper_table_has_its_interval(tiny_run):
+    """Each paper table has a `_ci` companion whose rows are exactly the table's numbers,
+    each with a CI, or exact (a count, a chance level) with its reason."""
+    from vlcomp.report.table_ci import EXACT_NOTES, table_cells
+
+    tables = sorted(tiny_run.glob("results/tables/*/*.csv"))
+    paper = [t for t in tables if not t.stem.endswith(("_ci", "_vs_published"))
+             and t.parent.name != "analysis" and t.stem != "filter"]
+    assert len(paper) == 19
+    exact = 0
+    for path in paper:
+        ci = pd.read_csv(path.with_name(path.stem + "_ci.csv"))
+        assert path.with_name(path.stem + "_ci.md").is_file()
+        # VisualGPTScore Tables 2 and 4 have no notes: every cell is resampled
+        ci["note"] = ci.note.fillna("") if "note" in ci else ""
+        table = pd.read_csv(path, index_col=[0, 1] if path.stem == "table6" and
+                            path.parent.name == "aro" else 0)
+        cells = {(c.row, c.metric): c.value for c in table_cells(table)}
+        assert set(zip(ci.row, ci.column, strict=True)) == set(cells), path
+        with_ci = (ci.note == "") | ci.note.str.startswith("CI of ")
+        assert (ci[with_ci].ci_low <= ci[with_ci].ci_high).all(), path
+        assert ci[~with_ci].note.isin(EXACT_NOTES).all(), (path, set(ci.note))
+        for r in ci[with_ci].itertuples():
+            assert r.value == pytest.approx(cells[r.row, r.column], abs=0.05)
+        exact += int((~with_ci).sum())
+    assert 0 < exact < 100
+
+
+@pytest.mark.slow
 def test_html_report_builds_and_renders_in_chromium(tiny_run):
     """`snakemake --report` registers every table and figure by paper; headless Chromium
     renders it (the screenshot is kept beside the report, to be looked at)."""
@@ -376,7 +405,7 @@ def test_html_report_builds_and_renders_in_chromium(tiny_run):
     html = (tiny_run / "results/report.html").read_text()
     for category in ("ARO", "SugarCrepe", "BiVLC", "BISON", "VisualGPTScore", "Winoground",
                      "ITR robustness", "Uncertainty", "Cross-benchmark analysis", "Summary",
-                     "Reproduced vs published"):
+                     "Reproduced vs published", "Tables with CIs"):
         assert f'"{category}"' in html, category
     assert "Finding 3" in html and "Table 2" in html  # captions name what they reproduce
     png = screenshot(tiny_run / "results/report.html", tiny_run / "results/report.png")

@@ -544,6 +544,68 @@ def aro6_downstream():
     return rows
 
 
+# Paper tables whose `_ci` companion (every number with its CI) is written with the table
+# itself, and tables that carry their CIs as columns already.
+OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
+NO_CI_TABLES = ("bivlc/filter",)
+
+
+def ci_tables(tables):
+    """Keys (``paper/table``) of the paper tables among ``tables`` that get a `_ci`
+    companion."""
+    keys = [
+        t.removeprefix("results/tables/").removesuffix(".md")
+        for t in tables
+        if t.startswith("results/tables/") and t.endswith(".md")
+    ]
+    return [k for k in keys if k not in NO_CI_TABLES and not k.startswith("analysis/")]
+
+
+def table_index(key):
+    """Index columns of a paper table's csv (ARO Table 6: section and task)."""
+    return [0, 1] if key == "aro/table6" else 0
+
+
+def model_roles():
+    """Display label -> VisualGPTScore Table 1 role: itm, generative or discriminative."""
+    return {
+        entry["label"]: (
+            "generative"
+            if m in GENERATIVE_MODELS
+            else "itm" if entry["family"] == "hf_blip_itm" else "discriminative"
+        )
+        for m, entry in MODEL_ENTRIES.items()
+    }
+
+
+def table_interval_inputs(wildcards):
+    """A paper table, every benchmark's intervals and seed spreads, and the cells of its
+    own kind (robustness conditions, detectors, BiVLC Table 1's benchmarks)."""
+    key = f"{wildcards.paper}/{wildcards.table}"
+    return {
+        "table": f"results/tables/{key}.csv",
+        "intervals": expand(
+            "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
+        ),
+        "seeds": expand(
+            "results/uncertainty/{benchmark}_seeds.csv", benchmark=ANALYSIS_BENCHMARKS
+        ),
+        "robustness": (
+            ["results/uncertainty/robustness.csv"]
+            if key.startswith("robustness/")
+            else []
+        ),
+        "detectors": (
+            ["results/uncertainty/detectors.csv"] if key == "bivlc/table4" else []
+        ),
+        "benchmarks": (
+            expand("results/benchmarks/{b}.parquet", b=["sugarcrepe", "bivlc"])
+            if key == "bivlc/table1"
+            else []
+        ),
+    }
+
+
 def all_tables():
     tables = []
     if GENERATIVE_MODELS and ALPHA_BENCHMARKS:
@@ -584,6 +646,7 @@ def all_tables():
         ]
     if DETECTORS:
         tables += ["results/tables/bivlc/table4.md"]
+    tables += [f"results/tables/{key}_ci.md" for key in ci_tables(tables)]
     tables += [
         t.replace(".md", "_vs_published.md")
         for t in list(tables)
@@ -605,6 +668,10 @@ def all_tables():
     if ROBUSTNESS:
         tables += ["results/figures/robustness_drops.png"]
     return tables
+
+
+# Tables whose `_ci` companion rule table_intervals writes
+INTERVAL_TABLES = [k for k in ci_tables(all_tables()) if k not in OWN_CI_TABLES]
 
 
 def bison_inputs(wildcards):

@@ -440,10 +440,55 @@ rule table_vs_published:
     params:
         paper=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][0],
         tables=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][1],
-        index=lambda wc: [0, 1] if f"{wc.paper}/{wc.table}" == "aro/table6" else 0,
+        index=lambda wc: table_index(f"{wc.paper}/{wc.table}"),
         aliases=PUBLISHED_ALIASES,
     script:
         "../scripts/report_vs_published.py"
+
+
+rule table_intervals:
+    input:
+        unpack(table_interval_inputs),
+    output:
+        csv=report(
+            "results/tables/{paper}/{table}_ci.csv",
+            caption="../report/table_ci.rst",
+            category="Tables with CIs",
+            subcategory="{paper}",
+        ),
+        md="results/tables/{paper}/{table}_ci.md",
+    log:
+        "logs/report/{paper}_{table}_ci.log",
+    benchmark:
+        "benchmarks/table_intervals/{paper}/{table}.tsv"
+    wildcard_constraints:
+        paper=union({k.split("/")[0] for k in INTERVAL_TABLES}),
+        table=union({k.split("/")[1] for k in INTERVAL_TABLES}),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        table=lambda wc: f"{wc.paper}/{wc.table}",
+        index=lambda wc: table_index(f"{wc.paper}/{wc.table}"),
+        benchmarks=ANALYSIS_BENCHMARKS,
+        kinds={b: BENCHMARK_KIND[b] for b in ANALYSIS_BENCHMARKS},
+        labels=benchmark_labels(),
+        groups=MODEL_GROUPS,
+        detector_labels={
+            m: MODEL_ENTRIES[m]["label"] for m in DETECTORS.get("encoders", [])
+        },
+        best_of=[
+            label for label, role in model_roles().items() if role == "discriminative"
+        ],
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
+    script:
+        "../scripts/table_intervals.py"
 
 
 rule blind_scores:

@@ -103,6 +103,10 @@ rule alpha_curve:
         "../scripts/alpha_curve.py"
 
 
+# its table{2,4}_ci.csv, not rule table_intervals's (which skips them: OWN_CI_TABLES)
+ruleorder: table_visualgptscore > table_intervals
+
+
 rule table_visualgptscore:
     input:
         json=expand(
@@ -148,6 +152,8 @@ rule table_visualgptscore:
             caption="../report/uncertainty_alpha.rst",
             category="VisualGPTScore",
         ),
+        table2_ci_md="results/tables/visualgptscore/table2_ci.md",
+        table4_ci_md="results/tables/visualgptscore/table4_ci.md",
         figure=report(
             "results/figures/visualgptscore_alpha_curves.png",
             caption="../report/visualgptscore_table2.rst",
@@ -167,6 +173,7 @@ rule table_visualgptscore:
     params:
         labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS},
         names=vgs_names(),
+        confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/report_visualgptscore.py"
 
@@ -197,14 +204,7 @@ rule table_visualgptscore_methods:
     params:
         metrics={b: BENCHMARK_KIND[b] for b in METHOD_TABLE_BENCHMARKS},
         groups=MODEL_GROUPS,
-        roles={
-            entry["label"]: (
-                "generative"
-                if m in GENERATIVE_MODELS
-                else "itm" if entry["family"] == "hf_blip_itm" else "discriminative"
-            )
-            for m, entry in MODEL_ENTRIES.items()
-        },
+        roles=model_roles(),
         names=vgs_names(),
     script:
         "../scripts/report_visualgptscore_methods.py"

@@ -7,8 +7,8 @@ import pandas as pd
 
 from vlcomp.jobs import job_log
 from vlcomp.report.figures import bar_plot, drop_intervals, i2t_t2i_scatter, relation_intervals
+from vlcomp.report.intervals import group_intervals
 from vlcomp.report.robustness import interval_cells
-from vlcomp.report.summary import group_intervals
 
 with job_log(snakemake.log[0]) as log:
     p, out, inp = snakemake.params, snakemake.output, snakemake.input

@@ -5,7 +5,7 @@ import pandas as pd
 
 from vlcomp.jobs import job_log
 from vlcomp.report.figures import bar_plot, bison_fig9_intervals
-from vlcomp.report.summary import group_intervals
+from vlcomp.report.intervals import group_intervals
 
 with job_log(snakemake.log[0]) as log:
     intervals, seeds = (pd.read_csv(f) for f in snakemake.input)

@@ -1,13 +1,17 @@
 """VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*, with retrieval) and
 the α-curve figure (Table 3) from the α-curve records of every generative model, and every
-cell's bootstrap interval beside them (``table{2,4}_ci.csv``)."""
+cell's bootstrap interval beside them (``table{2,4}_ci.csv``, and ``.md`` in the tables'
+layout)."""
 
 import json
 from pathlib import Path
 
 import pandas as pd
 
+from vlcomp.io import atomic_path
 from vlcomp.jobs import job_log
+from vlcomp.report.intervals import CellIntervals
+from vlcomp.report.table_ci import interval_markdown, interval_table
 from vlcomp.report.tables import write_csv, write_table
 from vlcomp.report.visualgptscore import (
     alpha_curves_figure,
@@ -36,8 +40,14 @@ with job_log(snakemake.log[0]) as log:
     for path in snakemake.input.intervals:
         table = pd.read_csv(path)
         intervals[table.model.iloc[0], table.benchmark.iloc[0]] = table
+    shown = {"table2": table2, "table4": table4}
     for name, frame in interval_tables(records, retrieval, intervals, labels, names).items():
         write_csv(frame, out[f"{name}_ci"], index=False)
+        key = f"visualgptscore/{name}"
+        cells = CellIntervals.from_frame(key, frame)
+        with atomic_path(Path(out[f"{name}_ci_md"])) as tmp:
+            tmp.write_text(interval_markdown(shown[name], interval_table(key, shown[name], cells),
+                                             snakemake.params.confidence), encoding="utf-8")
     alpha_curves_figure(curves, records, labels, out.figure,
                         title="Accuracy against α: log P(t|i) − α log P(t) (VisualGPTScore)",
                         names=names, pdf=out.figure_pdf)

@@ -11,6 +11,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from vlcomp.io import open_rgb
@@ -80,6 +81,32 @@ def detector_cells(intervals: pd.DataFrame, labels: Mapping[str, str]
     return {("bivlc/table4", f"{labels.get(r.model, r.model)}/Det", DETECTOR_COLUMNS[r.metric]):
             (float(r.value), float(r.ci_low), float(r.ci_high), None)
             for r in intervals.itertuples() if r.metric in DETECTOR_COLUMNS}
+
+
+def removal_cells(sugarcrepe: pd.DataFrame, bivlc: pd.DataFrame, *, n_resamples: int,
+                  seed: int, confidence: float = 0.95, method: str = "percentile",
+                  ) -> dict[tuple[str, str, str], tuple[float, float, float, None]]:
+    """BiVLC Table 1's removal rates (% of SugarCrepe items the filters removed, per
+    category and in total) with bootstrap CIs over the SugarCrepe items:
+    ``("bivlc/table1", REMOVED_ROW, column) -> (value, low, high, None)``. Empty when the
+    BiVLC items are not a subset of the SugarCrepe ones (released data: no item matches)."""
+    from vlcomp.benchmarks.bivlc import CATEGORIES, REMOVED_ROW, category_columns
+    from vlcomp.metrics.uncertainty import ratio_intervals
+
+    if len(bivlc) == 0 or not set(bivlc.item_id) <= set(sugarcrepe.item_id):
+        return {}
+    removed = (~sugarcrepe.item_id.isin(set(bivlc.item_id))).to_numpy(np.float64)
+    ratios = {}
+    for column, (kind, sub) in zip(category_columns(), CATEGORIES, strict=True):
+        member = ((sugarcrepe.type == kind) & (sugarcrepe.subtype == sub)).to_numpy(np.float64)
+        ratios[column] = (removed * member, member)
+    ratios["Total"] = (removed, np.ones(len(sugarcrepe)))
+    rates = ratio_intervals(ratios, len(sugarcrepe), benchmark="bivlc_table1",
+                            n_resamples=n_resamples, seed=seed, confidence=confidence,
+                            method=method)
+    return {("bivlc/table1", REMOVED_ROW, r.metric): (float(r.value), float(r.ci_low),
+                                                       float(r.ci_high), None)
+            for r in rates.itertuples() if np.isfinite(r.value)}
 
 
 def examples_figure(

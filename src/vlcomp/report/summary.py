@@ -15,25 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vlcomp.report.correlation import HEADLINE_METRICS
-from vlcomp.report.robustness import Interval
+from vlcomp.report.intervals import CHANCE_ROWS, CellIntervals, Numbers
 from vlcomp.report.tables import STD_SUFFIX
 
 MATCH_TOLERANCE = 0.05  # a published table's reproduced number must be ours (rounding aside)
-CHANCE_ROWS = frozenset({"Random", "Chance-level"})  # exact levels, not estimates
-# tables whose numbers are outputs of a procedure over the items (held-out halves, tuned α),
-# never a headline metric's: their intervals come only from ``cells``
-PROCEDURE_TABLES = frozenset({"visualgptscore/table4"})
-
-
-def headline_columns(kinds: Mapping[str, str],
-                     labels: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-    """Column label -> (benchmark, metric) of every headline metric."""
-    columns = {}
-    for benchmark, kind in kinds.items():
-        for metric, suffix in HEADLINE_METRICS.get(kind, []):
-            columns[labels.get(benchmark, benchmark) + suffix] = (benchmark, metric)
-    return columns
 
 
 def cell(value: float, low: float, high: float, spread: float | None = None,
@@ -52,40 +37,6 @@ def decimals_of(column: str) -> int:
     return 3 if "alpha" in column else 1
 
 
-def group_intervals(intervals: pd.DataFrame, seeds: pd.DataFrame,
-                    groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """One uncertainty row per display label and metric (``model`` = the label): a single
-    model's, or a seed group's mean with the CI of that mean and ``seed_std``."""
-    parts = []
-    for label, members in groups.items():
-        if len(members) == 1:
-            parts.append(intervals[intervals.model == members[0]].assign(
-                model=label, seed_std=np.nan))
-        else:
-            mine = seeds[seeds.group == label]
-            parts.append(pd.DataFrame({"model": label, "metric": mine.metric,
-                                       "value": mine["mean"], "ci_low": mine.ci_low,
-                                       "ci_high": mine.ci_high,
-                                       "seed_std": mine.get("seed_std", np.nan)}))
-    return pd.concat(parts, ignore_index=True) if parts else intervals.iloc[:0]
-
-
-class Numbers:
-    """Values and CIs per (row label, benchmark, metric): models, and groups of seeds."""
-
-    def __init__(self, intervals: Mapping[str, pd.DataFrame], seeds: Mapping[str, pd.DataFrame],
-                 groups: Mapping[str, Sequence[str]]) -> None:
-        self.rows: dict[tuple[str, str, str], tuple[float, float, float, float | None]] = {}
-        self.order = list(groups)
-        for benchmark, table in intervals.items():
-            for r in group_intervals(table, seeds[benchmark], groups).itertuples():
-                spread = None if np.isnan(r.seed_std) else r.seed_std
-                self.rows[r.model, benchmark, r.metric] = (r.value, r.ci_low, r.ci_high, spread)
-
-    def get(self, label: str, benchmark: str, metric: str):
-        return self.rows.get((label, benchmark, metric))
-
-
 def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
                    groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """Rows = model labels (``(n seeds)`` for groups), columns = headline metrics."""
@@ -99,27 +50,17 @@ def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
     return table
 
 
-def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
-                   columns: Mapping[str, tuple[str, str]], aliases: Mapping[str, str],
-                   subsets: Mapping[str, str],
-                   cells: Mapping[tuple[str, str, str], Interval] | None = None,
-                   ) -> tuple[pd.DataFrame, list[str]]:
-    """Reproduced-vs-published rows with our CI: each comparison whose column is a headline
-    metric (or a SugarCrepe subset, or a BiVLC table's I2T/T2I/Group), or whose
-    ``(table, row, column)`` is in ``cells`` (the robustness tables'); its reproduced number
-    must be ours (else ValueError). A published ``X std`` (spread over seeds) joins its
-    ``X`` row: ``mean ± sd`` there, and our seeds' sd beside our interval. Returns the rows
-    and the reproduced numbers that have no interval here (``table: row / column``). Chance
-    rows (`CHANCE_ROWS`) are exact levels and are left out."""
-    cells = cells or {}
+def published_rows(compared: Mapping[str, pd.DataFrame], lookup: CellIntervals,
+                   aliases: Mapping[str, str]) -> tuple[pd.DataFrame, list[str]]:
+    """Reproduced-vs-published rows with our CI, found by ``lookup`` (the same way as the
+    tables' ``_ci`` companions); a reproduced number must be ours (else ValueError). A
+    published ``X std`` (spread over seeds) joins its ``X`` row: ``mean ± sd`` there, and
+    our seeds' sd beside our interval. Returns the rows and the reproduced numbers that have
+    no interval here (``table: row / column``). Chance rows (`CHANCE_ROWS`) are exact levels
+    and are left out."""
     rows: list[dict[str, str]] = []
     without: list[str] = []
     for table_name, table in compared.items():
-        local = {} if table_name in PROCEDURE_TABLES else dict(columns)
-        if local:
-            local |= {name: ("sugarcrepe", f"{s} accuracy") for name, s in subsets.items()}
-            local |= score_columns(columns)
-            local |= table_columns(table_name, set(table.column))
         spreads = {(r.row, r.column.removesuffix(STD_SUFFIX)): r for r in table.itertuples()
                    if r.column.endswith(STD_SUFFIX)}
         for r in table.itertuples():
@@ -131,12 +72,10 @@ def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
                 if len(base) and np.isfinite(base.reproduced.iloc[0]):
                     continue  # shown with its mean's row
             column = aliases.get(r.column, r.column)
-            key = local.get(column)
-            found = cells.get((table_name, r.row, column))
-            found = found or (numbers.get(r.row, *key) if key else None)
+            found = lookup.find(table_name, r.row, column)
             if found and abs(found[0] - r.reproduced) > MATCH_TOLERANCE:
                 raise ValueError(f"{table_name}: {r.row} {r.column} is {r.reproduced} there "
-                                 f"but {found[0]} in the uncertainty table of {key}")
+                                 f"but {found[0]} in {lookup.source(table_name, column)}")
             if not found:
                 without.append(f"{table_name}: {r.row} / {r.column}")
                 if spread is not None and np.isfinite(spread.reproduced):
@@ -154,38 +93,6 @@ def published_rows(compared: Mapping[str, pd.DataFrame], numbers: Numbers,
                          "difference": f"{r.reproduced - r.published:+.{digits}f}"})
     return pd.DataFrame(rows, columns=["table", "model", "column", "published",
                                        "reproduced [95 % CI]", "difference"]), without
-
-
-def score_columns(columns: Mapping[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
-    """Winoground's text / image / group headline columns under the names the
-    VisualGPTScore tables give them (``Winoground-style text`` -> ``... Text Score``)."""
-    out = {}
-    for label, key in columns.items():
-        for suffix in (" text", " image", " group"):
-            if label.endswith(suffix):
-                out[label.removesuffix(suffix) + suffix.title() + " Score"] = key
-    return out
-
-
-def table_columns(table_name: str, names: set[str]) -> dict[str, tuple[str, str]]:
-    """Column -> (benchmark, metric) of the columns particular to one paper table: BiVLC's
-    bare I2T/T2I/Group and per-type columns (Table 6), ARO Table 2's relations, BISON's
-    caption templates."""
-    from vlcomp.report.tables import BISON_COLUMNS, BIVLC_TYPE_LABELS
-
-    if table_name.startswith("bivlc/"):
-        out = {m: ("bivlc", m)
-               for m in ("I2T", "T2I", "Group", "Ipos2T", "Ineg2T", "Tpos2I", "Tneg2I")}
-        out |= {f"{label} {m}": ("bivlc", f"{kind} {m}")
-                for kind, label in BIVLC_TYPE_LABELS.items() for m in ("I2T", "T2I", "Group")}
-        return out
-    if table_name == "aro/table2":
-        return {"Accuracy": ("vg_relation", "macro_accuracy")} | {
-            c: ("vg_relation", f"{c} accuracy") for c in names if c != "Accuracy"}
-    if table_name == "bison/bison":
-        return {"Accuracy": ("bison", "accuracy")} | {
-            label: ("bison", f"{t} accuracy") for t, label in BISON_COLUMNS.items()}
-    return {}
 
 
 def markdown(table: pd.DataFrame, index: bool = True) -> str:
@@ -215,6 +122,8 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
         f"items ({resamples} resamples, seed "
         f"{seed}). A model trained with several seeds shows the mean over its seeds, the "
         "interval of that mean over items, and `sd`, the standard deviation over seeds.",
+        "Every paper table has a companion `results/tables/<paper>/<table>_ci.md` in its own "
+        "layout with each number's interval. "
         "Paired tests between models (bootstrap and McNemar p-values) are in "
         "`results/uncertainty/<benchmark>_comparisons.csv`; which benchmarks agree on the "
         "models' order is `results/tables/analysis/rank_correlation.md`.", "",
@@ -233,12 +142,3 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
     ]
     with atomic_path(Path(path)) as tmp:
         tmp.write_text("\n".join(text), encoding="utf-8")
-
-
-def sugarcrepe_subset_columns(intervals: Mapping[str, pd.DataFrame]) -> dict[str, str]:
-    """Published SugarCrepe column names (``Replace obj``) -> our subset (``replace_obj``)."""
-    table = intervals.get("sugarcrepe")
-    if table is None:
-        return {}
-    names = {m.removesuffix(" accuracy") for m in table.metric if m.endswith(" accuracy")}
-    return {n.replace("_", " ").capitalize(): n for n in sorted(names)}
