@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from vlcomp.report.table_ci import NO_INTERVAL
+
 from .conftest import REPO
 from .real_mirror import build_mirror, caption_words
 from .workflow_runs import snakemake
@@ -227,6 +229,12 @@ def test_real_formats_run_end_to_end(real_run):
     record = json.loads((work / "results/metrics/blip_lm/coco_retrieval_alpha.json").read_text())
     assert record["n_images"] == 12 and record["n_texts"] == 60
     assert record["val"]["n_images"] == 6
+    # every number of every paper table has its CI (or is exact: counts, chance levels)
+    companions = sorted(work.glob("results/tables/*/*_ci.csv"))
+    assert len(companions) == 14
+    for path in companions:
+        notes = pd.read_csv(path).get("note", pd.Series(dtype=str)).fillna("")
+        assert not (notes == NO_INTERVAL).any(), path
 
 
 @pytest.mark.slow
