@@ -183,6 +183,13 @@ def test_bivlc_removal_rates_are_resampled_over_sugarcrepe_items():
     assert ("bivlc/table1", REMOVED_ROW, "REPLACE ATT") not in cells  # no such items
     intervals = interval_table("bivlc/table1", table, lookup(cells))
     assert set(intervals.note) == {"", "count"}  # every other row is a count
-    # released data: BiVLC's items are not SugarCrepe's, so no rate is resampled
+    # released data: BiVLC's items are not SugarCrepe's, so no rate is resampled: the
+    # rates compare two fixed sets
     assert removal_cells(sugarcrepe, bivlc.assign(item_id="hub-" + bivlc.item_id),
                          n_resamples=10, seed=0) == {}
+    released = interval_table("bivlc/table1", table, lookup(), released=True)
+    notes = set(released[released.row == REMOVED_ROW].note)
+    assert notes == {"exact: counts of released sets"}
+    line = (f"| {REMOVED_ROW} | {removed['REPLACE OBJ']:.2f} | - | - | - | "
+            f"{removed['SWAP ATT']:.2f} |")
+    assert line in interval_markdown(table, released)

@@ -14,16 +14,17 @@ from vlcomp.report.tables import write_csv
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
-    cells = {}
+    cells, released = {}, False
     if inp.benchmarks:  # BiVLC Table 1: removal rates resampled over the SugarCrepe items
         sugarcrepe, bivlc = (read_parquet(f) for f in inp.benchmarks)
         cells = removal_cells(sugarcrepe, bivlc, n_resamples=p.resamples, seed=p.seed,
                               confidence=p.confidence, method=p.method)
+        released = not cells  # the hub's BiVLC beside SugarCrepe's release: no item matches
     lookup = load_cell_intervals(p.benchmarks, inp.intervals, inp.seeds, p.groups, p.kinds,
                                  p.labels, robustness=inp.robustness, detectors=inp.detectors,
                                  detector_labels=p.detector_labels, cells=cells)
     table = pd.read_csv(inp.table, index_col=p.index)
-    intervals = interval_table(p.table, table, lookup, p.best_of)
+    intervals = interval_table(p.table, table, lookup, p.best_of, released)
     write_csv(intervals, snakemake.output.csv, index=False)
     with atomic_path(Path(snakemake.output.md)) as tmp:
         tmp.write_text(interval_markdown(table, intervals, p.confidence), encoding="utf-8")

@@ -24,7 +24,7 @@ from vlcomp.report.tables import MD_DECIMALS, SAMPLES_COLUMN, STD_SUFFIX, _is_st
 CI_COLUMNS = ["row", "column", "value", "ci_low", "ci_high", "seed_sd", "note"]
 BEST_ROW = "Best discriminative"  # VisualGPTScore Table 1: the best model of each column
 NO_INTERVAL = "no interval"
-EXACT_NOTES = ("exact: chance level", "count")
+EXACT_NOTES = ("exact: chance level", "count", "exact: counts of released sets")
 
 
 @dataclass(frozen=True)
@@ -78,25 +78,29 @@ def table_cells(table: pd.DataFrame) -> list[TableCell]:
     return cells
 
 
-def exact_note(table_name: str, row: str, metric: str) -> str | None:
-    """Why a number needs no interval: a chance level, or a count."""
+def exact_note(table_name: str, row: str, metric: str, released: bool = False) -> str | None:
+    """Why a number needs no interval: a chance level, or a count (``released``: BiVLC
+    Table 1's removal rates compare two released sets, whose items do not match)."""
     if row in CHANCE_ROWS:
         return EXACT_NOTES[0]
     if SAMPLES_COLUMN in (row, metric) or (table_name == "bivlc/table1" and row != REMOVED_ROW):
         return EXACT_NOTES[1]
+    if released and table_name == "bivlc/table1":
+        return EXACT_NOTES[2]
     return None
 
 
 def interval_table(table_name: str, table: pd.DataFrame, lookup: CellIntervals,
-                   best_of: Sequence[str] = ()) -> pd.DataFrame:
+                   best_of: Sequence[str] = (), released: bool = False) -> pd.DataFrame:
     """One row per number of ``table`` (`CI_COLUMNS`). ``best_of``: the rows that
-    `BEST_ROW` picks its maximum from (its CI is that row's, noted). Raises ValueError when
-    an interval's value is not the table's number (the two were computed apart)."""
+    `BEST_ROW` picks its maximum from (its CI is that row's, noted); ``released``: see
+    `exact_note`. Raises ValueError when an interval's value is not the table's number (the
+    two were computed apart)."""
     cells = table_cells(table)
     values = {(c.row, c.metric): c.value for c in cells}
     records = []
     for c in cells:
-        note = exact_note(table_name, c.row, c.metric)
+        note = exact_note(table_name, c.row, c.metric, released)
         found = None
         if note is None:
             found = lookup.find(table_name, c.row, c.metric)
