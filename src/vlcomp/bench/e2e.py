@@ -65,7 +65,7 @@ def run_workflow(workdir: Path, snakefile: Path, configfile: Path | None, cores:
 
 REPORT_RULES = ("blind_scores", "uncertainty", "uncertainty_retrieval",
                 "uncertainty_robustness", "uncertainty_detectors", "uncertainty_alpha",
-                "rank_correlation", "figure_analysis", "summary")
+                "table_intervals", "rank_correlation", "figure_analysis", "summary")
 
 
 def build_report(workdir: Path, snakefile: Path, configfile: Path | None,

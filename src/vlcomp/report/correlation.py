@@ -14,7 +14,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, spearmanr
 
 # benchmark kind -> (metric in the uncertainty table, column label suffix)
 HEADLINE_METRICS: dict[str, list[tuple[str, str]]] = {
@@ -47,6 +46,8 @@ def headline_matrix(intervals: Mapping[str, pd.DataFrame], kinds: Mapping[str, s
 def rank_correlations(matrix: pd.DataFrame, min_models: int = 3) -> pd.DataFrame:
     """Kendall τ-b and Spearman ρ (with p-values) for every two columns, over the models
     with values in both; pairs with fewer than ``min_models`` models get NaN."""
+    from scipy.stats import kendalltau, spearmanr  # here: the table jobs import only names
+
     rows = []
     names = list(matrix.columns)
     for i, a in enumerate(names):

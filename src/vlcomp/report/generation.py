@@ -7,15 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-
-from vlcomp.io import open_rgb
-from vlcomp.report.figures import _save_png
 
 # Random baseline of BiVLC Table 4.
 RANDOM_ROW = {"Text detection acc": 50.0, "Img detection acc": 50.0, "I2T": 25.0,
@@ -116,6 +109,14 @@ def examples_figure(
     """One row per example: the positive image (its caption above), then the N candidates
     of the negative caption (above the first): green frame and label for the kept one, a red
     "false" under candidates the oracle rejects (when known)."""
+    import matplotlib  # here: the table jobs that import this module draw nothing
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from vlcomp.io import open_rgb
+    from vlcomp.report.figures import _save_png
+
     shown = instances.head(n)
     k = int(candidates.candidate.max()) + 1 if len(candidates) else 0
     fig, axes = plt.subplots(len(shown), k + 1, figsize=(1.9 * (k + 1), 2.3 * len(shown)),
