@@ -67,6 +67,7 @@ def test_paper_figures_from_tables(tmp_path):
         bar_plot,
         drop_intervals,
         i2t_t2i_scatter,
+        panel_bar_plot,
         relation_intervals,
     )
     from vlcomp.report.intervals import group_intervals
@@ -89,6 +90,15 @@ def test_paper_figures_from_tables(tmp_path):
     assert list(drops) == ["G"]
     assert drops["G"][0].loc[["A", "B"], "typo"].tolist() == [10.0, 20.0]
     assert drops["G"][2].loc["B", "typo"] == 23.0 and list(drops["G"][0].columns) == ["typo"]
+    panels = {"G": drops["G"], "H": drops["G"]}  # one panel per gallery
+    panel_bar_plot(panels, tmp_path / "d.png", title="t", pdf=tmp_path / "d.pdf")
+    assert (tmp_path / "d.pdf").read_bytes()[:4] == b"%PDF"
+    from PIL import Image
+
+    width, height = Image.open(tmp_path / "d.png").size
+    assert height > width / 2  # stacked panels, not one strip
+    with pytest.raises(ValueError, match="every panel"):
+        panel_bar_plot({"G": tuple(f.iloc[:0] for f in drops["G"])}, tmp_path / "e.png")
     intervals = pd.DataFrame({"model": ["m", "m", "s0", "s0", "s1", "s1"],
                               "metric": ["I2T", "T2I"] * 3, "value": [60.0, 40, 70, 50, 72, 52],
                               "ci_low": [55.0, 35, 65, 45, 67, 47],

@@ -6,7 +6,13 @@ per text perturbation (``robustness_drops``)."""
 import pandas as pd
 
 from vlcomp.jobs import job_log
-from vlcomp.report.figures import bar_plot, drop_intervals, i2t_t2i_scatter, relation_intervals
+from vlcomp.report.figures import (
+    bar_plot,
+    drop_intervals,
+    i2t_t2i_scatter,
+    panel_bar_plot,
+    relation_intervals,
+)
 from vlcomp.report.intervals import group_intervals
 from vlcomp.report.robustness import interval_cells
 
@@ -23,15 +29,9 @@ with job_log(snakemake.log[0]) as log:
         values = group_intervals(table, pd.read_csv(inp[1]), p.groups)
         i2t_t2i_scatter(values, {}, out.png, pdf=out.pdf,
                         title="BiVLC: image-to-text against text-to-image (95 % CIs)")
-    else:
+    else:  # one panel per gallery, perturbations in the table's order
         drops = drop_intervals(interval_cells(table, p.groups))
-        parts = [pd.concat({g: bars[k] for g, bars in drops.items()}, axis=1)
-                 for k in range(3)]
-        for part in parts:
-            part.columns = (part.columns.droplevel(0) if len(drops) == 1
-                            else [f"{g}: {c}" for g, c in part.columns])
-        values, low, high = parts
-        bar_plot(values, out.png, title="Relative R@1 drop under text perturbations, 95 % "
-                 "CIs (Hendriksen et al.)", ylabel="R@1 drop (%)", bounds=(low, high),
-                 pdf=out.pdf, figsize=(max(8.0, 0.6 * values.shape[1] + 3), 4.6), rotate=30)
+        panel_bar_plot(drops, out.png, title="Relative R@1 drop under text perturbations, "
+                       "95 % CIs (Hendriksen et al.)", ylabel="R@1 drop (%)", pdf=out.pdf)
+        values = pd.concat({g: bars[0] for g, bars in drops.items()}, axis=1)
     log.info("%s:\n%s", p.figure, values)

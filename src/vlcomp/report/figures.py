@@ -157,6 +157,37 @@ def bar_plot(
     FigureCanvasAgg(fig)
     bottom = 0.14 if not rotate else 0.3
     ax = fig.add_axes((0.1, bottom, 0.66, 0.88 - bottom))
+    _grouped_bars(ax, values, errors, bounds, rotate)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize=9)
+    return _save_png(fig, path, title, pdf)
+
+
+def panel_bar_plot(panels: Mapping[str, Bars], path: Path | str, title: str | None = None,
+                   ylabel: str = "%", pdf: Path | str | None = None, rotate: int = 30,
+                   ) -> Path:
+    """Grouped bars with CIs in one panel per entry (e.g. a gallery), stacked, sharing the
+    y range and one legend: ``panels`` maps a panel title to (values, CI low, CI high)."""
+    if not panels or any(values.empty for values, _, _ in panels.values()):
+        raise ValueError("every panel needs at least one row and one column")
+    widest = max(values.shape[1] for values, _, _ in panels.values())
+    fig = Figure(figsize=(max(8.0, 0.55 * widest + 3), 3.3 * len(panels) + 0.8), dpi=DPI)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(panels), 1, squeeze=False, sharey=True)[:, 0]
+    for ax, (name, (values, low, high)) in zip(axes, panels.items(), strict=True):
+        _grouped_bars(ax, values, bounds=(low, high), rotate=rotate)
+        ax.set_title(name, loc="left", fontsize=10)
+        ax.set_ylabel(ylabel)
+    axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9)
+    fig.subplots_adjust(left=0.07, right=0.8, top=1 - 0.7 / fig.get_figheight(),
+                        bottom=1.1 / fig.get_figheight(), hspace=0.9)
+    return _save_png(fig, path, title, pdf)
+
+
+def _grouped_bars(ax: Any, values: pd.DataFrame, errors: pd.DataFrame | None = None,
+                  bounds: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+                  rotate: int = 0) -> None:
+    """One group of bars per column of ``values``, one bar per row, with error bars."""
     n_rows, n_cols = values.shape
     width = 0.8 / n_rows
     x = np.arange(n_cols)
@@ -171,11 +202,8 @@ def bar_plot(
     ax.set_xticks(x)
     ax.set_xticklabels([str(c) for c in values.columns], fontsize=9 if not rotate else 7,
                        rotation=rotate, ha="right" if rotate else "center")
-    ax.set_ylabel(ylabel)
     ax.grid(axis="y", color="0.85", linewidth=0.6)
     ax.set_axisbelow(True)
-    ax.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False, fontsize=9)
-    return _save_png(fig, path, title, pdf)
 
 
 def bison_fig9_intervals(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame,
