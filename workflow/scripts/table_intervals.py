@@ -9,7 +9,12 @@ from vlcomp.io import atomic_path, read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.report.generation import removal_cells
 from vlcomp.report.intervals import load_cell_intervals
-from vlcomp.report.table_ci import NO_INTERVAL, interval_markdown, interval_table
+from vlcomp.report.table_ci import (
+    EXACT_NOTES,
+    NO_INTERVAL,
+    interval_markdown,
+    interval_table,
+)
 from vlcomp.report.tables import write_csv
 
 with job_log(snakemake.log[0]) as log:
@@ -31,5 +36,5 @@ with job_log(snakemake.log[0]) as log:
     missing = intervals[intervals.note == NO_INTERVAL]
     log.info("%s: %d numbers, %d with a CI, %d exact, %d without a CI%s", p.table,
              len(intervals), int(intervals.ci_low.notna().sum()),
-             int(((intervals.note != "") & intervals.ci_low.isna()).sum()) - len(missing),
+             int(intervals.note.isin(EXACT_NOTES).sum()),
              len(missing), "".join(f"\n  {r.row} / {r.column}" for r in missing.itertuples()))

@@ -98,6 +98,7 @@ def table_columns(table_name: str, metrics: Mapping[str, Sequence[str]]
         BISON_ALTERATION_LABELS,
         BISON_COLUMNS,
         BIVLC_TYPE_LABELS,
+        EXCLUDED_SUFFIX,
         SUGARCREPE_COLUMNS,
         WINOGROUND_SCORES,
         WINOGROUND_SUBSET_LABELS,
@@ -121,7 +122,7 @@ def table_columns(table_name: str, metrics: Mapping[str, Sequence[str]]
     elif table_name == "aro/table2":
         out |= {"Accuracy": ("vg_relation", "macro_accuracy")}
         out |= {s: ("vg_relation", f"{s} accuracy") for s in subsets("vg_relation", " accuracy")}
-        out |= {f"{s} (excluded)": ("vg_relation", f"{s} accuracy")
+        out |= {s + EXCLUDED_SUFFIX: ("vg_relation", f"{s} accuracy")
                 for s in subsets("vg_relation", " accuracy")}
     elif table_name == "bison/bison":
         out |= {"Accuracy": ("bison", "accuracy")}

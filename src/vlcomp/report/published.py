@@ -67,31 +67,39 @@ def published_tables() -> list[tuple[str, str]]:
     return list(dict.fromkeys((r["paper"], r["table"]) for r in load_published()))
 
 
-def models_as_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """Our tables with models as rows, as the records have them.
+def row_labels(table: pd.DataFrame) -> tuple[list, bool]:
+    """Each row's label as the records name it, and whether the table has tasks as rows
+    (models as columns), so that `models_as_rows` transposes it.
 
-    * ARO Table 6 (``(section, task)`` rows) and ARO Table 2 (``relation`` rows) have tasks
-      as rows: transposed.
+    * ARO Table 6 (``(section, task)`` rows) and ARO Table 2 (``relation`` rows): the task.
     * Robustness tables (`vlcomp.report.robustness`: ``(gallery, "strategy / model")`` rows,
-      level ``row``) get one flat row label ``"gallery / strategy / model"``; read from csv
-      with one index column (``row`` then a column) they are flattened the same way.
+      level ``row``): one flat label ``"gallery / strategy / model"``; read from csv with one
+      index column (``row`` then a column) they are flattened the same way.
+    * Any other table: its index as it is.
     """
     names = list(table.index.names or [])
     if "task" in names:
-        flat = table.droplevel([n for n in names if n != "task"])
-        return flat.T
+        level = names.index("task")
+        return [k[level] if isinstance(k, tuple) else k for k in table.index], True
     if names == ["relation"]:
-        return table.T
+        return list(table.index), True
     if table.index.nlevels > 1 and names[-1] == "row":
-        out = table.copy()
-        out.index = pd.Index([" / ".join(map(str, key)) for key in table.index], name="row")
-        return out
+        return [" / ".join(map(str, key)) for key in table.index], False
     if table.index.nlevels == 1 and "row" in table.columns:
-        out = table.drop(columns="row")
-        out.index = pd.Index([f"{section} / {row}" for section, row in
-                              zip(table.index, table["row"], strict=True)], name="row")
-        return out
-    return table
+        return [f"{section} / {row}" for section, row in
+                zip(table.index, table["row"], strict=True)], False
+    return list(table.index), False
+
+
+def models_as_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """Our tables with models as rows, as the records have them (rows named by
+    `row_labels`; tables with tasks as rows transposed)."""
+    labels, transposed = row_labels(table)
+    if transposed:
+        return table.set_axis(pd.Index(labels, name=table.index.names[-1])).T
+    if labels == list(table.index):
+        return table
+    return table.drop(columns="row", errors="ignore").set_axis(pd.Index(labels, name="row"))
 
 
 def side_by_side(

@@ -18,6 +18,7 @@ import pandas as pd
 
 from vlcomp.benchmarks.bivlc import REMOVED_ROW
 from vlcomp.report.intervals import CHANCE_ROWS, CellIntervals
+from vlcomp.report.published import row_labels
 from vlcomp.report.summary import MATCH_TOLERANCE, cell, decimals_of
 from vlcomp.report.tables import MD_DECIMALS, SAMPLES_COLUMN, STD_SUFFIX, _is_std, to_markdown
 
@@ -48,14 +49,14 @@ def value_columns(table: pd.DataFrame) -> list[str]:
 
 
 def table_cells(table: pd.DataFrame) -> list[TableCell]:
-    """Every finite number of a paper table read back from its csv, oriented as
-    `models_as_rows` does: ARO Tables 2 and 6 (tasks as rows) are transposed; robustness
-    tables' rows are ``"section / row"``."""
-    names = list(table.index.names)
+    """Every finite number of a paper table read back from its csv, named as
+    `models_as_rows` orients it (`row_labels`): ARO Tables 2 and 6 (tasks as rows) are
+    transposed; robustness tables' rows are ``"section / row"``."""
+    labels, transposed = row_labels(table)
     columns = value_columns(table)
     cells = []
     records = table.to_dict("records")
-    for position, (index, record) in enumerate(zip(table.index, records, strict=True)):
+    for position, (label, record) in enumerate(zip(labels, records, strict=True)):
         for column in columns:
             value = record[column]
             if isinstance(value, bool) or not isinstance(value, numbers.Real) \
@@ -63,17 +64,7 @@ def table_cells(table: pd.DataFrame) -> list[TableCell]:
                 continue
             spread = record.get(column + STD_SUFFIX, np.nan)
             spread = float(spread) if isinstance(spread, numbers.Real) else np.nan
-            if "task" in names:
-                key = index[names.index("task")] if isinstance(index, tuple) else index
-                row, metric = column, str(key)
-            elif names == ["relation"]:
-                row, metric = column, str(index)
-            elif "row" in table.columns:
-                row, metric = f"{index} / {record['row']}", column
-            elif table.index.nlevels > 1 and names[-1] == "row":
-                row, metric = " / ".join(map(str, index)), column
-            else:
-                row, metric = str(index), column
+            row, metric = (column, str(label)) if transposed else (str(label), column)
             cells.append(TableCell(position, column, row, metric, float(value), spread))
     return cells
 
@@ -133,7 +124,7 @@ def interval_markdown(table: pd.DataFrame, intervals: pd.DataFrame,
     text = pd.DataFrame("-", index=table.index, columns=columns, dtype=object)
     for c in table_cells(table):
         r = found[c.row, c.metric]
-        decimals = 3 if decimals_of(c.metric) == 3 else MD_DECIMALS
+        decimals = max(decimals_of(c.metric), MD_DECIMALS)  # α* keeps its three
         sd = None if pd.isna(r.seed_sd) else float(r.seed_sd)
         if np.isfinite(r.ci_low):
             shown = cell(c.value, r.ci_low, r.ci_high, sd, decimals=decimals)
