@@ -271,3 +271,51 @@ def test_python_family_errors_name_the_model(tmp_path, monkeypatch, factory, err
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises((ValueError, ImportError), match=rf"model 'mine'.*{error}"):
         build_scorer("mine", {"family": "python", "factory": factory})
+
+
+def test_released_checkpoints_with_numpy_metadata_load_safely(tmp_path):
+    import pickletools
+    import zipfile
+
+    from vlcomp.models.torch_files import unsafe_globals
+
+    from .released_checkpoints import save_bivlc_checkpoint, save_negclip_checkpoint
+
+    state = _tiny_state_dict(TINY_QG)
+    save_bivlc_checkpoint(state, tmp_path / "best_CLIP_COCO_9.pt")
+    save_negclip_checkpoint(state, tmp_path / "negclip.pt", numpy_metadata=True)
+    save_negclip_checkpoint(state, tmp_path / "negclip_plain.pt")
+    # the fixture names the globals as the released files do, and plain torch refuses it
+    with zipfile.ZipFile(tmp_path / "best_CLIP_COCO_9.pt") as zf:
+        pickled = zf.read(next(n for n in zf.namelist() if n.endswith("data.pkl")))
+    names = {arg for op, arg, _ in pickletools.genops(pickled) if op.name == "GLOBAL"}
+    assert {"numpy.core.multiarray scalar", "numpy dtype"} <= names
+    with pytest.raises(Exception, match="Weights only load failed"):
+        torch.load(tmp_path / "best_CLIP_COCO_9.pt", weights_only=True)
+    assert unsafe_globals(tmp_path / "best_CLIP_COCO_9.pt") == []
+    for name in ("best_CLIP_COCO_9.pt", "negclip.pt", "negclip_plain.pt"):
+        loaded = load_state_dict_file(tmp_path / name)
+        assert loaded.keys() == state.keys()
+        assert all(torch.equal(loaded[k], state[k]) for k in state)
+    entry = {"family": "open_clip", "arch": TINY_QG,
+             "pretrained": str(tmp_path / "best_CLIP_COCO_9.pt")}
+    assert build_scorer("clip_coco", entry).embed_texts(TEXTS).shape == (len(TEXTS), 16)
+
+
+def test_arbitrary_pickles_stay_refused_naming_file_and_global(tmp_path):
+    import os
+
+    from vlcomp.models.torch_files import UnsafeCheckpointError, load_torch_file
+
+    class RunsCode:
+        def __reduce__(self):
+            return (os.getcwd, ())
+
+    state = _tiny_state_dict(TINY_QG)
+    torch.save({"model_state_dict": state, "hook": RunsCode()}, tmp_path / "evil.pt")
+    with pytest.raises(UnsafeCheckpointError, match=r"evil\.pt: refused to unpickle .*getcwd"):
+        load_state_dict_file(tmp_path / "evil.pt")
+    with pytest.raises(UnsafeCheckpointError, match="getcwd"):
+        load_torch_file(tmp_path / "evil.pt")
+    # an explicit opt-in still reads it (for files one trusts)
+    assert load_state_dict_file(tmp_path / "evil.pt", weights_only=False).keys() == state.keys()

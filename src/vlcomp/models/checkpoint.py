@@ -13,6 +13,7 @@ import open_clip
 import torch
 
 from vlcomp.io import atomic_path
+from vlcomp.models.torch_files import UnsafeCheckpointError, load_torch_file
 from vlcomp.models.world_clip import build_world_clip
 
 CHECKPOINT_FORMAT = "vlcomp-clip-v1"
@@ -38,7 +39,9 @@ def _read_raw(path: Path, weights_only: bool) -> Any:
             state = torch.jit.load(str(path), map_location="cpu").state_dict()
         return {k: v for k, v in state.items() if k not in _JIT_EXTRA_KEYS}
     try:
-        return torch.load(path, map_location="cpu", weights_only=weights_only)
+        return load_torch_file(path, weights_only=weights_only)
+    except UnsafeCheckpointError:
+        raise
     except Exception as err:
         raise ValueError(f"cannot read checkpoint file {path}: {err}") from err
 
@@ -101,7 +104,7 @@ def read_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint file not found: {path}")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        payload = load_torch_file(path)
     except Exception as err:
         raise ValueError(f"{path}: not a readable {CHECKPOINT_FORMAT} checkpoint ({err})") from err
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
