@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -92,3 +93,52 @@ def test_winoground_pairs_align_images_and_captions(tmp_path):
     path.write_text(json.dumps({"id": 0, "image_0": "a"}) + "\n")
     with pytest.raises(ValueError, match="line 1: missing field"):
         winoground_items(path, tmp_path, expected_items=None)
+
+
+def _png(path):
+    from PIL import Image
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (4, 4)).save(path)
+
+
+@pytest.mark.parametrize("layout", [
+    "winoground/examples.jsonl|winoground/images/{id}.png",  # t2v_metrics' zip as we read it
+    "examples.jsonl|images/{id}.png",
+    "data/examples.jsonl|data/{id}.png",  # images beside the examples
+    "winoground/data/examples.jsonl|images/{id}.jpg",  # images elsewhere, as JPEG
+])
+def test_winoground_release_layouts(tmp_path, layout):
+    from vlcomp.data.winoground import find_release
+
+    examples_at, image_at = layout.split("|")
+    lines = [{"id": k, "image_0": f"ex_{k}_img_0", "image_1": f"ex_{k}_img_1",
+              "caption_0": f"a {k}", "caption_1": f"b {k}", "collapsed_tag": "Object"}
+             for k in range(2)]
+    (tmp_path / examples_at).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / examples_at).write_text("".join(json.dumps(x) + "\n" for x in lines))
+    for k in range(2):
+        for j in range(2):
+            _png(tmp_path / image_at.format(id=f"ex_{k}_img_{j}"))
+    examples, paths = find_release(tmp_path)
+    items, images = winoground_items(examples, paths, expected_items=2)
+    assert len(items) == 2 and len(images) == 4
+    assert all(Path(p).is_file() for p in images.path)
+
+
+def test_winoground_missing_images_name_the_folders_looked_at(tmp_path):
+    from vlcomp.data.winoground import find_release
+
+    (tmp_path / "winoground").mkdir()
+    (tmp_path / "winoground" / "examples.jsonl").write_text(json.dumps(
+        {"id": 0, "image_0": "ex_0_img_0", "image_1": "ex_0_img_1", "caption_0": "a",
+         "caption_1": "b"}) + "\n")
+    _png(tmp_path / "winoground" / "pictures" / "ex_0_img_0.png")
+    examples, paths = find_release(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"image 'ex_0_img_1' .* looked in \[.*pictures"):
+        winoground_items(examples, paths, expected_items=None)
+    _png(tmp_path / "winoground" / "other" / "ex_0_img_0.png")
+    with pytest.raises(ValueError, match="image 'ex_0_img_0' is there 2 times"):
+        find_release(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"no examples\.jsonl"):
+        find_release(tmp_path / "winoground" / "other")
