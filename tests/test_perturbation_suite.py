@@ -25,7 +25,7 @@ def tools(tmp_path_factory):
 
 
 def test_every_perturbation_has_a_family_and_unknown_names_fail():
-    assert len(P.ALL) == len(set(P.ALL)) == 18
+    assert len(P.ALL) == len(set(P.ALL)) == 19
     assert {P.family_of(n) for n in P.ALL} == set(P.FAMILIES)
     with pytest.raises(ValueError, match="unknown perturbation 'typo'"):
         P.family_of("typo")
@@ -44,12 +44,13 @@ def test_suite_rows_seeds_and_changed_flags(tools):
     assert row.loc[("c0", "synonym_noun", 0), "perturbed"] == "A adult male riding a horse ."
     assert row.loc[("c0", "negate", 0), "perturbed"] == "A man not riding a horse ."
     assert row.loc[("c2", "distraction_true", 1), "perturbed"] == (
-        "There is a cross next to a diamond and true is true.")
+        "There is a cross next to a diamond and true it true.")
     # seeded perturbations differ across seeds for some caption; deterministic ones never do
-    for name in ("shuffle_all_words", "char_swap", "permute"):
+    for name in ("shuffle_all_words", "shuffle_nouns_and_adj", "permute"):
         assert any(row.loc[(c, name, 0), "perturbed"] != row.loc[(c, name, 1), "perturbed"]
                    for c in CAPTIONS.caption_id)
-    for name in ("reverse", "synonym_adj", "hypernym"):
+    # the authors' typos are a fixed function of the caption (typo.StrErrer(caption, seed=42))
+    for name in ("reverse", "synonym_adj", "hypernym", *P.TYPOS):
         assert all(row.loc[(c, name, 0), "perturbed"] == row.loc[(c, name, 1), "perturbed"]
                    for c in CAPTIONS.caption_id)
     for r in table.itertuples():

@@ -1,4 +1,7 @@
-"""Tests for the Hendriksen et al. typo and distraction perturbations (vlcomp.text)."""
+"""Tests for the Hendriksen et al. typo and distraction perturbations (vlcomp.text).
+
+The property tests here cover the ``vlcomp`` typo reimplementation; the authors' route (the
+``typo`` package, the default) is pinned in test_hendriksen_reference.py."""
 
 from __future__ import annotations
 
@@ -15,13 +18,19 @@ from vlcomp.text.distraction import (
     DISTRACTION_FUNCTIONS,
     DISTRACTION_PERTURBATIONS,
     DISTRACTION_TRUE_PHRASE,
+    PAPER_DISTRACTION_TRUE_PHRASE,
     distraction_false,
+    distraction_functions,
     distraction_true,
 )
 from vlcomp.text.typos import (
+    PACKAGE_METHODS,
     QWERTY_NEIGHBOURS,
+    REFERENCE_TYPO_FUNCTIONS,
     TYPO_FUNCTIONS,
+    TYPO_IMPLS,
     TYPO_PERTURBATIONS,
+    VLCOMP_TYPO_FUNCTIONS,
     char_swap,
     extra_char,
     keyboard_neighbours,
@@ -42,6 +51,8 @@ SUGARCREPE_FILES = (
     "swap_obj",
 )
 ITEMS_PER_FILE = 150
+ONE_ERROR = PACKAGE_METHODS  # the four one-error typos
+VLCOMP = VLCOMP_TYPO_FUNCTIONS
 WORD = re.compile(r"\w")
 KEYS = set(string.ascii_lowercase + string.digits)
 
@@ -185,19 +196,25 @@ CHECKS = {
 
 
 def test_registries_match_names_and_order() -> None:
-    assert TYPO_PERTURBATIONS == ("char_swap", "missing_char", "extra_char", "nearby_char")
-    assert tuple(TYPO_FUNCTIONS) == TYPO_PERTURBATIONS
-    assert TYPO_FUNCTIONS["char_swap"] is char_swap
-    assert TYPO_FUNCTIONS["nearby_char"] is nearby_char
+    assert ONE_ERROR == ("char_swap", "missing_char", "extra_char", "nearby_char")
+    assert TYPO_PERTURBATIONS[:4] == ONE_ERROR
+    assert TYPO_PERTURBATIONS[4:] == ("probability_based_letter_change",)
+    assert TYPO_IMPLS == ("reference", "vlcomp")
+    for functions in (TYPO_FUNCTIONS, REFERENCE_TYPO_FUNCTIONS, VLCOMP):
+        assert tuple(functions) == TYPO_PERTURBATIONS
+    assert TYPO_FUNCTIONS == REFERENCE_TYPO_FUNCTIONS  # the authors' code is the default
+    assert VLCOMP["char_swap"] is char_swap
+    assert VLCOMP["nearby_char"] is nearby_char
     assert DISTRACTION_PERTURBATIONS == ("distraction_true", "distraction_false")
     assert tuple(DISTRACTION_FUNCTIONS) == DISTRACTION_PERTURBATIONS
 
 
 def test_every_perturbation_has_the_text_rng_signature() -> None:
-    functions = {**TYPO_FUNCTIONS, **DISTRACTION_FUNCTIONS}
-    for name, fn in functions.items():
-        out = fn("A dog runs.", _rng(name, 0))
-        assert isinstance(out, str)
+    for functions in (REFERENCE_TYPO_FUNCTIONS, VLCOMP, DISTRACTION_FUNCTIONS,
+                      distraction_functions("paper")):
+        for name, fn in functions.items():
+            out = fn("A dog runs.", _rng(name, 0))
+            assert isinstance(out, str)
 
 
 # --- keyboard map ------------------------------------------------------------------------------
@@ -247,9 +264,9 @@ def test_keyboard_neighbours_keeps_case() -> None:
 # --- properties on real captions and hand-made edge cases --------------------------------------
 
 
-@pytest.mark.parametrize("name", TYPO_PERTURBATIONS)
+@pytest.mark.parametrize("name", ONE_ERROR)
 def test_properties_on_sugarcrepe_captions(name: str, captions: list[str]) -> None:
-    fn, check = TYPO_FUNCTIONS[name], CHECKS[name]
+    fn, check = VLCOMP[name], CHECKS[name]
     changed = 0
     for index, text in enumerate(captions):
         after = fn(text, _rng(name, index))
@@ -261,17 +278,18 @@ def test_properties_on_sugarcrepe_captions(name: str, captions: list[str]) -> No
         assert changed == len(captions)
 
 
-@pytest.mark.parametrize("name", TYPO_PERTURBATIONS)
+@pytest.mark.parametrize("name", ONE_ERROR)
 @pytest.mark.parametrize("text", EDGE_CASES)
 def test_properties_on_edge_cases(name: str, text: str) -> None:
     for seed in range(20):
-        CHECKS[name](text, TYPO_FUNCTIONS[name](text, _rng(name, 0, seed)))
+        CHECKS[name](text, VLCOMP[name](text, _rng(name, 0, seed)))
 
 
-@pytest.mark.parametrize("name", TYPO_PERTURBATIONS)
+@pytest.mark.parametrize("impl", [REFERENCE_TYPO_FUNCTIONS, VLCOMP])
+@pytest.mark.parametrize("name", ONE_ERROR)
 @pytest.mark.parametrize("text", ["", ".", "  ", "...", "- ."])
-def test_no_word_chars_returns_text_unchanged(name: str, text: str) -> None:
-    assert TYPO_FUNCTIONS[name](text, _rng(name, 0)) == text
+def test_no_word_chars_returns_text_unchanged(impl, name: str, text: str) -> None:
+    assert impl[name](text, _rng(name, 0)) == text
 
 
 @pytest.mark.parametrize("text", ["a", "A.", "_", " é ", "a"])
@@ -287,7 +305,7 @@ def test_char_swap_needs_an_adjacent_word_pair(text: str) -> None:
 @pytest.mark.parametrize("name", ["extra_char", "nearby_char"])
 @pytest.mark.parametrize("text", ["_", "é è", "__ ß", "\u212a"])
 def test_keyboard_typos_need_a_key_with_neighbours(name: str, text: str) -> None:
-    assert TYPO_FUNCTIONS[name](text, _rng(name, 0)) == text
+    assert VLCOMP[name](text, _rng(name, 0)) == text
 
 
 def test_missing_char_on_two_chars() -> None:
@@ -331,10 +349,10 @@ def test_keyboard_typos_skip_keys_without_neighbours() -> None:
 FAB_NEIGHBOURS = {"f": "dgrtcv", "a": "sqwz", "b": "vngh", "c": "xvdf"}  # written out by hand
 
 
-@pytest.mark.parametrize("name", TYPO_PERTURBATIONS)
+@pytest.mark.parametrize("name", ONE_ERROR)
 def test_every_position_and_neighbour_can_be_drawn(name: str) -> None:
     text = "fab c"
-    outs = {TYPO_FUNCTIONS[name](text, np.random.default_rng(seed)) for seed in range(600)}
+    outs = {VLCOMP[name](text, np.random.default_rng(seed)) for seed in range(600)}
     slots = [(i, n) for i in (0, 1, 2, 4) for n in FAB_NEIGHBOURS[text[i]]]
     expected = {
         "char_swap": {"afb c", "fba c"},
@@ -347,16 +365,16 @@ def test_every_position_and_neighbour_can_be_drawn(name: str) -> None:
 
 @pytest.mark.parametrize("name", TYPO_PERTURBATIONS)
 def test_same_seed_is_deterministic(name: str, captions: list[str]) -> None:
-    fn = TYPO_FUNCTIONS[name]
+    fn = VLCOMP[name]
     first = [fn(text, _rng(name, i, seed=7)) for i, text in enumerate(captions)]
     # reversed processing order with fresh per-caption generators gives the same outputs
     again = [fn(captions[i], _rng(name, i, seed=7)) for i in reversed(range(len(captions)))]
     assert first == again[::-1]
 
 
-@pytest.mark.parametrize("name", TYPO_PERTURBATIONS)
+@pytest.mark.parametrize("name", ONE_ERROR)
 def test_different_seeds_give_different_outputs(name: str, captions: list[str]) -> None:
-    fn = TYPO_FUNCTIONS[name]
+    fn = VLCOMP[name]
     a = [fn(text, _rng(name, i, seed=0)) for i, text in enumerate(captions)]
     b = [fn(text, _rng(name, i, seed=1)) for i, text in enumerate(captions)]
     differ = sum(x != y for x, y in zip(a, b, strict=True))
@@ -378,26 +396,43 @@ def test_draws_use_only_the_given_generator() -> None:
 
 
 def test_distraction_examples() -> None:
-    assert distraction_true("A dog runs.") == "A dog runs and true is true."
+    # the authors' code literal ("it", sic) is the default
+    assert distraction_true("A dog runs.") == "A dog runs and true it true."
     assert distraction_false("A dog runs.") == "A dog runs and false is false."
-    assert DISTRACTION_TRUE_PHRASE == "and true is true"
+    assert DISTRACTION_TRUE_PHRASE == "and true it true"
+    assert PAPER_DISTRACTION_TRUE_PHRASE == "and true is true"
     assert DISTRACTION_FALSE_PHRASE == "and false is false"
+
+
+def test_distraction_wording_switch() -> None:
+    assert distraction_true("A dog runs.", wording="paper") == "A dog runs and true is true."
+    assert distraction_true("A dog runs.", wording="code") == "A dog runs and true it true."
+    paper, code = distraction_functions("paper"), distraction_functions()
+    assert paper["distraction_true"]("A cat.", None) == "A cat and true is true."
+    assert code["distraction_true"]("A cat.", None) == "A cat and true it true."
+    assert paper["distraction_false"]("A cat.", None) == "A cat and false is false."
+    with pytest.raises(ValueError, match="unknown distraction_wording 'is'"):
+        distraction_functions("is")
+    with pytest.raises(ValueError, match="unknown distraction_wording"):
+        distraction_true("A cat.", wording="it")
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("A dog runs", "A dog runs and true is true."),
-        ("..A dog runs...", "A dog runs and true is true."),
-        ("A dog runs. ", "A dog runs.  and true is true."),  # strip('.') keeps a dot before a space
-        ("A dog runs!", "A dog runs! and true is true."),
-        ("Mr. Smith runs.", "Mr. Smith runs and true is true."),
-        ("", " and true is true."),
+        ("A dog runs", "A dog runs and true it true."),
+        ("..A dog runs...", "A dog runs and true it true."),
+        ("A dog runs. ", "A dog runs.  and true it true."),  # strip('.') keeps a dot before a space
+        ("A dog runs!", "A dog runs! and true it true."),
+        ("Mr. Smith runs.", "Mr. Smith runs and true it true."),
+        ("", " and true it true."),
     ],
 )
 def test_distraction_true_strip_semantics(text: str, expected: str) -> None:
     assert distraction_true(text, np.random.default_rng(0)) == expected
-    assert distraction_false(text) == expected.replace("true is true", "false is false")
+    assert distraction_false(text) == expected.replace("true it true", "false is false")
+    paper = distraction_true(text, wording="paper")
+    assert paper == expected.replace("true it true", "true is true")
 
 
 def test_distraction_on_captions_is_deterministic_suffix(captions: list[str]) -> None:

@@ -65,6 +65,9 @@ rule perturb_texts:
         perturbations=ROBUSTNESS.get("text_perturbations", []),
         seeds=ROBUSTNESS_SEEDS,
         synonym_k=ROBUSTNESS.get("synonym_k", 1),
+        typo_impl=ROBUSTNESS.get("typo_impl", "reference"),
+        distraction_wording=ROBUSTNESS.get("distraction_wording", "code"),
+        shuffle_tokens=ROBUSTNESS.get("shuffle_tokens", "spacy"),
         spacy_model=config["nlp"]["spacy_model"],
     script:
         "../scripts/perturb_texts.py"

@@ -20,9 +20,15 @@ with job_log(snakemake.log[0]) as log:
     start = time.perf_counter()
     table = perturb_captions(queries.rename(columns={"query_id": "caption_id"}), names,
                              snakemake.params.seeds, nlp=nlp, wordnet=wordnet,
-                             synonym_k=snakemake.params.synonym_k)
+                             synonym_k=snakemake.params.synonym_k,
+                             typo_impl=snakemake.params.typo_impl,
+                             distraction_wording=snakemake.params.distraction_wording,
+                             shuffle_tokens=snakemake.params.shuffle_tokens)
     log.info("%d captions x %d perturbations x %d seeds in %.1f s", len(queries), len(names),
              len(snakemake.params.seeds), time.perf_counter() - start)
+    log.info("typo_impl=%s distraction_wording=%s shuffle_tokens=%s",
+             snakemake.params.typo_impl, snakemake.params.distraction_wording,
+             snakemake.params.shuffle_tokens)
     log.info("changed per perturbation:\n%s", changed_summary(table).to_string(index=False))
     write_parquet(table, snakemake.output.perturbed)
     every_query = pd.concat([read_parquet(p) for p in snakemake.input.queries])
