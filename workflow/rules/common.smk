@@ -18,7 +18,9 @@ from vlcomp.config import (  # noqa: E402
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
 from vlcomp.data.winoground import ITEMS as WINOGROUND_ITEMS  # noqa: E402
 from vlcomp.data.datasets import dataset_files  # noqa: E402
+from vlcomp.data.lockfile import DEFAULT_LOCK  # noqa: E402
 from vlcomp.data.sources import (  # noqa: E402
+    SOURCES,
     SUGARCREPE_SUBSETS,
     manual_checks,
     remote_files,
@@ -66,11 +68,13 @@ wildcard_constraints:
 
 
 # Real datasets and checkpoints: every downloadable file and every archive's folder.
-REMOTE_FILES = remote_files()
+REMOTE_FILES = remote_files(config.get("downloads", {}).get("sha256"))
 REMOTE_FILE_PATTERN = "|".join(re.escape(p) for p in REMOTE_FILES)
 UNPACKED = {f.unpack_to: p for p, f in REMOTE_FILES.items() if f.unpack_to}
 UNPACKED_PATTERN = "|".join(re.escape(p) for p in UNPACKED)
 DOWNLOAD_MIRRORS = config.get("downloads", {}).get("mirrors", {})
+# size and sha256 of downloads without a published hash (not an output: survives re-runs)
+DOWNLOAD_LOCK = config.get("downloads", {}).get("lock", DEFAULT_LOCK)
 MANUAL_CHECKS = manual_checks()
 
 # Runs and models with several training seeds expand to one id per seed ({name}_s{seed}).

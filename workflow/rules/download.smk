@@ -1,12 +1,13 @@
 # Downloads of the real datasets and checkpoints (vlcomp.data.sources) into resources/:
-# atomic, retried, checked against a published or first-recorded sha256. Only targets of
-# the paper configuration need them; the synthetic world downloads nothing.
+# atomic, retried, checked for their content (no HTML page, no truncated archive), then
+# against a published sha256 or git blob id, else against the download lock file (not an
+# output: it survives re-runs). Only the paper configuration needs them; the world downloads
+# nothing.
 
 
 rule download_file:
     output:
-        file="resources/{remote}",
-        record="resources/{remote}.sha256.json",
+        "resources/{remote}",
     log:
         "logs/download/{remote}.log",
     wildcard_constraints:
@@ -23,7 +24,8 @@ rule download_file:
         runtime=720,
     params:
         url=lambda wc: resolve_url(REMOTE_FILES[wc.remote].url, DOWNLOAD_MIRRORS),
-        sha256=lambda wc: REMOTE_FILES[wc.remote].sha256,
+        remote=lambda wc: REMOTE_FILES[wc.remote],
+        lock=DOWNLOAD_LOCK,
         retries=config.get("downloads", {}).get("retries", 3),
     script:
         "../scripts/download_file.py"

@@ -1,16 +1,20 @@
 """Checksummed, atomic, retried downloads (http(s), file://, Google Drive) and extraction.
 
 A file is fetched to a temporary name beside its destination and moved into place only when
-complete and verified. With a published sha256 the file must match it; without one, the size
-and sha256 of the first download recorded in ``{dest}.sha256.json`` (written in both cases)
-are what every later check compares against, so a silently changed or truncated file is
-caught.
+complete and verified:
+
+1. its content is what its name claims (`vlcomp.data.content`): an HTML page (Google Drive's
+   quota or virus-scan notice), a truncated archive or an undecodable image is refused;
+2. with a published sha256 (or a git blob id, for files of a pinned git commit) it must
+   match it;
+3. without one, the size and sha256 of the first download go to the lock file
+   (`vlcomp.data.lockfile`), which is not a Snakemake output and so survives re-runs; every
+   later download is compared with that record.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import time
 import urllib.error
@@ -19,6 +23,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from vlcomp.data.content import ContentError, check_content, kind_of
+from vlcomp.data.lockfile import Locked, LockMismatch, check_or_record
 from vlcomp.io import atomic_path
 
 CHUNK = 1 << 20
@@ -33,17 +39,34 @@ def gdrive_url(file_id: str) -> str:
     return f"https://drive.usercontent.google.com/download?id={file_id}&export=download&confirm=t"
 
 
-def sha256_of(path: str | Path) -> str:
-    digest = hashlib.sha256()
+def digests(path: str | Path) -> tuple[int, str, str]:
+    """A file's size, sha256 and git blob id (sha1 of ``blob {size}\\0`` + content)."""
+    path = Path(path)
+    size = path.stat().st_size
+    sha256, blob = hashlib.sha256(), hashlib.sha1(f"blob {size}\0".encode())
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(CHUNK), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            sha256.update(block)
+            blob.update(block)
+    return size, sha256.hexdigest(), blob.hexdigest()
 
 
-def record_path(dest: str | Path) -> Path:
-    dest = Path(dest)
-    return dest.with_name(dest.name + ".sha256.json")
+def sha256_of(path: str | Path) -> str:
+    return digests(path)[1]
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a download must be: its published sha256 or git blob id (either may be None),
+    the content kind its name claims, and where a first download without either is recorded
+    (``lock``: the lock file, ``key``: the file's path under ``resources/``)."""
+
+    sha256: str | None = None
+    git_blob: str | None = None
+    kind: str | None = None
+    lock: str | Path | None = None
+    key: str = ""
+    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -52,52 +75,56 @@ class Checked:
 
     size: int
     sha256: str
-    against: str  # "published" | "recorded" | "new"
+    against: str  # "published" | "git blob" | "recorded" | "new" | "unchecked"
 
 
-def verify(dest: str | Path, sha256: str | None = None) -> Checked:
-    """Check ``dest`` against the published sha256, else against its recorded one; record it
-    when there is neither. Raises `DownloadError` naming the file on a mismatch."""
-    dest = Path(dest)
+def verify(dest: str | Path, expected: Expected | None = None, name: str | None = None
+           ) -> Checked:
+    """Check ``dest`` (shown as ``name``) for its content kind, then against the published
+    sha256 or git blob id, else against (or into) the lock file. Raises `DownloadError`
+    naming the file on any mismatch."""
+    dest, expected = Path(dest), expected or Expected()
+    name = name or str(dest)
     if not dest.is_file():
-        raise DownloadError(f"{dest} is missing")
-    size, digest = dest.stat().st_size, sha256_of(dest)
-    record = record_path(dest)
-    if sha256 is not None:
-        if digest != sha256.lower():
+        raise DownloadError(f"{name} is missing")
+    try:
+        check_content(dest, expected.kind or kind_of(name), name)
+    except ContentError as err:
+        raise DownloadError(str(err)) from err
+    size, sha256, blob = digests(dest)
+    if expected.sha256 is not None:
+        if sha256 != expected.sha256.lower():
             raise DownloadError(
-                f"{dest}: sha256 {digest} does not match the published {sha256}; the file is "
-                "corrupt or a different version: delete it and run the rule again")
-        _write_record(record, size, digest)
-        return Checked(size, digest, "published")
-    if record.is_file():
-        known = json.loads(record.read_text())
-        if (known["size"], known["sha256"]) != (size, digest):
+                f"{name}: sha256 {sha256} does not match the published {expected.sha256}; the "
+                "file is corrupt or a different version: delete it and run the rule again")
+        return Checked(size, sha256, "published")
+    if expected.git_blob is not None:
+        if blob != expected.git_blob.lower():
             raise DownloadError(
-                f"{dest}: size/sha256 ({size}, {digest}) differ from those recorded at the first "
-                f"download ({known['size']}, {known['sha256']}) in {record}; the file changed: "
-                "delete both files to accept a new version")
-        return Checked(size, digest, "recorded")
-    _write_record(record, size, digest)
-    return Checked(size, digest, "new")
-
-
-def _write_record(record: Path, size: int, digest: str) -> None:
-    if record.is_file():
-        return
-    with atomic_path(record) as tmp:
-        tmp.write_text(json.dumps({"size": size, "sha256": digest}, sort_keys=True) + "\n")
+                f"{name}: git blob id {blob} does not match {expected.git_blob}, the file at "
+                "the pinned commit; the file is corrupt or a different version: delete it and "
+                "run the rule again")
+        return Checked(size, sha256, "git blob")
+    if expected.lock is None:
+        return Checked(size, sha256, "unchecked")
+    try:
+        against = check_or_record(expected.lock, expected.key or dest.name,
+                                  Locked(size, sha256, expected.url))
+    except LockMismatch as err:
+        raise DownloadError(str(err)) from err
+    return Checked(size, sha256, against)
 
 
 def fetch(
-    url: str, dest: str | Path, sha256: str | None = None, retries: int = 3,
+    url: str, dest: str | Path, expected: Expected | None = None, retries: int = 3,
     timeout: float = 60.0, backoff: float = 2.0,
 ) -> Checked:
     """Download ``url`` to ``dest`` (skipped when ``dest`` exists and verifies), atomically,
-    with ``retries`` attempts and exponential backoff; then `verify`."""
-    dest = Path(dest)
+    with ``retries`` attempts and exponential backoff; then `verify`. A download that fails
+    its content or checksum check never takes the destination's name."""
+    dest, expected = Path(dest), expected or Expected()
     if dest.is_file():
-        return verify(dest, sha256)
+        return verify(dest, expected)
     last: Exception | None = None
     for attempt in range(1, retries + 1):
         try:
@@ -105,9 +132,8 @@ def fetch(
                 with urllib.request.urlopen(url, timeout=timeout) as response, \
                         open(tmp, "wb") as out:
                     shutil.copyfileobj(response, out, CHUNK)
-                if sha256 is not None and sha256_of(tmp) != sha256.lower():
-                    raise DownloadError(f"{url}: downloaded file does not match sha256 {sha256}")
-            return verify(dest, sha256)
+                checked = verify(tmp, expected, name=str(dest))
+            return checked
         except (urllib.error.URLError, OSError, DownloadError) as err:
             last = err
             if attempt < retries:

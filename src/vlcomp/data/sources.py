@@ -2,17 +2,42 @@
 
 Each source names its files under ``resources/`` and how to get each: a URL, a Google Drive
 id, a hub id, or manual instructions when the licence requires a form. ``sha256`` is the
-published checksum where one exists; None means "record it at the first download"
-(`vlcomp.data.download.verify`).
+published checksum where one exists; files of a git repository are pinned by a full commit
+and verified by their git blob id; files with neither are recorded in the download lock file
+at their first download (`vlcomp.data.download.verify`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
 from vlcomp.data.download import gdrive_url
 
-SUGARCREPE_COMMIT = "0047054"  # the snapshot the reference notes describe (7,511 items)
+SUGARCREPE_COMMIT = "0047054b243992f0fad63d6f64f7544862daf846"  # the repository's head: 7,511 items
+# sha256 of data/{subset}.json at that commit (identical to ../shared/data/sugarcrepe)
+SUGARCREPE_SHA256 = {
+    "add_att": "012d88d729693d193760e6f3393b06a1cf874380a9db0062e937201199fe044d",
+    "add_obj": "1b9d76b93139a937b8dc1ada92a4f05ecc821bb3c291d752428bafadd4bb0682",
+    "replace_att": "9fe55fd4c0a9ad1f85d486d9f6d0215b41f867eb025026e7f7b5ce44352545ee",
+    "replace_obj": "9d299600639947e9d15281a9ded1382b376cf4ea088a8d08a1314bfe76e81898",
+    "replace_rel": "356bcc2fc4c6aed3f4d9fd50acc58489bb1fe70c28791f9368d4cbf9ea39cdc9",
+    "swap_att": "7a7ce04e5c4c80412b48c6f0c1347fb1a2f5d54c0be6aa429b64d390e442f8d0",
+    "swap_obj": "073cdb8e253d053614e80710834d9773b09dbc1dd0a412f6f9492262caa1dcad",
+}
+# BISON's annotations at the repository's head (the file last changed in c47877e, 2019-05-15)
+BISON_COMMIT = "16e34376c9c4bc40f121d88b1d7eecd24483913f"
+BISON_ANNOTATIONS_BLOB = "0ce59d567d9bb4b726f9cc3a11af99871ef20ab7"
+# NegCLIP's released training data in ARO's repository (added in 3554a01, head 81fdd20)
+ARO_COMMIT = "81fdd20dc5b6f434aa5a4a971717bc80d1cedb0d"
+NEGCLIP_TRAIN_BLOB = "1957a4abe05ebc0ce1970e495a82240f6514f1f1"
+NEGCLIP_VALID_SHA256 = "a9d00160062384faa2423df728ee3c15db05503fcbb28c212de11a6c8741eff4"
+# Chen et al.'s FG captions at the repository's head
+FG_COMMIT = "6d98d41a40b5e3e95739b40452d1c5b16f542b16"
+FG_SHA256 = {
+    "MSCOCO_FG_ann.json": "2836a1d721aa16288bf14ae4dc76af6603af900d43946e7b9c89401b72905452",
+    "Flickr30K_FG_ann.json": "7e77be240f3c94bf16ae2db0b59183ad86a73f7a05354e5317d05ce54d12996f",
+}
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"
@@ -22,13 +47,17 @@ HUB = "https://huggingface.co"
 
 @dataclass(frozen=True)
 class RemoteFile:
-    """One file: its place under ``resources/``, a URL (or None), a published sha256 (or None),
-    and whether it is a zip to unpack into ``unpack_to``."""
+    """One file: its place under ``resources/``, a URL (or None), a published sha256 or the
+    git blob id at a pinned commit (or None: the lock file records the first download), the
+    content kind when its name does not tell (`vlcomp.data.content`), and whether it is a zip
+    to unpack into ``unpack_to``."""
 
     path: str
     url: str | None = None
     sha256: str | None = None
     unpack_to: str | None = None
+    git_blob: str | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,14 +149,16 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
         "sugarcrepe", files=tuple(
             RemoteFile(f"sugarcrepe/{s}.json",
                        f"https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/"
-                       f"{SUGARCREPE_COMMIT}/data/{s}.json") for s in SUGARCREPE_SUBSETS),
+                       f"{SUGARCREPE_COMMIT}/data/{s}.json", sha256=SUGARCREPE_SHA256[s])
+            for s in SUGARCREPE_SUBSETS),
         notes="7,511 items at this commit (swap_obj key 108 removed by PR #6)."),
     Source("bivlc", hub_id="imirandam/BiVLC", notes="split test, 2,933 rows (datasets)."),
     Source(
         "bison", files=(RemoteFile(
             "bison/bison_annotations.cocoval2014.json",
             "https://raw.githubusercontent.com/facebookresearch/binary-image-selection/"
-            "master/annotations/bison_annotations.cocoval2014.json"),),
+            f"{BISON_COMMIT}/annotations/bison_annotations.cocoval2014.json",
+            git_blob=BISON_ANNOTATIONS_BLOB),),
         notes="Images: COCO val2014."),
     Source(
         "winoground", hub_id="facebook/winoground",
@@ -151,10 +182,19 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     Source(
         "fg_captions", files=tuple(
             RemoteFile(f"fg/{name}",
-                       "https://raw.githubusercontent.com/cwj1412/MSCOCO-Flikcr30K_FG/master/"
-                       f"Annotations/{name}")
+                       f"https://raw.githubusercontent.com/cwj1412/MSCOCO-Flikcr30K_FG/{FG_COMMIT}/"
+                       f"Annotations/{name}", sha256=FG_SHA256[name])
             for name in ("MSCOCO_FG_ann.json", "Flickr30K_FG_ann.json")),
         notes="Fine-grained captions substituted positionally for the Karpathy test captions."),
+    Source(
+        "negclip_data", files=tuple(
+            RemoteFile(f"aro/negclip/{split}_neg_clip.tsv",
+                       "https://raw.githubusercontent.com/mertyg/vision-language-models-are-bows/"
+                       f"{ARO_COMMIT}/temp_data/{split}_neg_clip.tsv", **check)
+            for split, check in (("train", {"git_blob": NEGCLIP_TRAIN_BLOB}),
+                                 ("valid", {"sha256": NEGCLIP_VALID_SHA256}))),
+        notes="NegCLIP's fine-tuning data: one row per COCO Karpathy train image (restval "
+              "included) with its first caption, 1-5 negative captions and 3 neighbour rows."),
     Source(
         "negclip", files=(RemoteFile("models/negclip.pt",
                                      gdrive_url("1ooVVPxB-tvptgmHlIMMFGV3Cg-IrhbRZ")),),
@@ -176,17 +216,34 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("sdxl_dpo_unet", hub_id="mhdang/dpo-sdxl-text2image-v1", notes="subfolder unet"),
     Source("vera", hub_id="liujch1998/vera", notes="T5 encoder (~5B parameters)"),
     Source("cola", hub_id="textattack/roberta-base-CoLA"),
+    Source(
+        "blip_pretrained_large", files=(RemoteFile(
+            "models/blip/model_large.pth",
+            "https://storage.googleapis.com/sfr-vision-language-research/BLIP/models/"
+            "model_large.pth"),),
+        notes="BLIP's pre-training checkpoint, ViT-L, LAION-114M (VisualGPTScore's model); "
+              "rule convert_blip turns it into a transformers captioner (hf_blip_lm)",
+        licence="BSD-3-Clause (salesforce/BLIP)"),
 )}
 
 
-def remote_files() -> dict[str, RemoteFile]:
-    """Every downloadable file by its path under ``resources/`` (paths are unique)."""
+def remote_files(checksums: Mapping[str, str | None] | None = None) -> dict[str, RemoteFile]:
+    """Every downloadable file by its path under ``resources/`` (paths are unique).
+
+    ``checksums`` (config ``downloads.sha256``) replaces the published hash of some files,
+    for a mirror that holds another version: a sha256, or None to check them against the
+    lock file instead."""
     files: dict[str, RemoteFile] = {}
     for source in SOURCES.values():
         for f in source.files:
             if f.path in files:
                 raise ValueError(f"two sources write resources/{f.path}")
             files[f.path] = f
+    for path, sha256 in (checksums or {}).items():
+        if path not in files:
+            raise ValueError(f"config.downloads.sha256: {path!r} is no download (known: "
+                             f"{', '.join(sorted(files))})")
+        files[path] = replace(files[path], sha256=sha256, git_blob=None)
     return files
 
 
