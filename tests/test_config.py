@@ -137,3 +137,25 @@ def test_captioner_errors_name_the_key(edit, message):
     edit(config)
     with pytest.raises(ConfigError, match=message):
         validate_config(config, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["datasets"]["flickr30k"].update(splits=["test"]),
+         r"config.benchmarks.flickr30k_retrieval \(VisualGPTScore's alpha\* for "
+         r"blip_caption_base, blip_caption_large, blip_pretrained_large\): its gallery would "
+         r"be empty: "
+         r"config.datasets.flickr30k.splits has no 'val' split"),
+        (lambda c: c["datasets"]["cocofg"].update(splits=["val"]),
+         r"config.benchmarks.robustness.galleries.coco_fine: its gallery would be empty: "
+         r"config.datasets.cocofg.splits has no 'test'"),
+        (lambda c: c["datasets"]["coco"].update(splits=["train", "val"]),
+         r"config.benchmarks.coco_order: its gallery would be empty"),
+    ],
+)
+def test_paper_config_refuses_empty_galleries_at_start(edit, message):
+    config = load("config/paper.yaml")
+    edit(config)
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config, SCHEMA)

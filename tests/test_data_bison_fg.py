@@ -59,5 +59,19 @@ def test_fg_captions_replace_by_position(tmp_path):
                              "split": ["test"] * 2})
     out = substitute_fg(captions, fg)
     assert list(out.text) == ["fine 0", "fine 3"] and list(captions.text) == ["a", "b"]
+    assert out.fg.all()
     with pytest.raises(ValueError, match="no FG captions for image 'x'"):
         substitute_fg(captions.assign(image_id="x"), fg)
+
+
+def test_fg_keeps_captions_past_the_fifth(tmp_path):
+    """COCO Karpathy test images with 6 or 7 captions: Hendriksen et al.'s ``zip`` replaces
+    the first five, the sixth and seventh keep their text."""
+    fg = tmp_path / "MSCOCO_FG_ann.json"
+    fg.write_text(json.dumps({"391895": [f"fine {k}" for k in range(5)]}))
+    captions = pd.DataFrame({"caption_id": [f"391895#{k}" for k in range(7)],
+                             "image_id": ["391895"] * 7,
+                             "text": [f"coarse {k}" for k in range(7)], "split": ["test"] * 7})
+    out = substitute_fg(captions, fg)
+    assert list(out.text) == [*(f"fine {k}" for k in range(5)), "coarse 5", "coarse 6"]
+    assert list(out.fg) == [True] * 5 + [False] * 2

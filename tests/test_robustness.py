@@ -127,3 +127,14 @@ def test_bison_alterations_flip_predictions():
     assert list(table.columns)[:2] == ["Accuracy", "Reversal changed %"]
     with pytest.raises(ValueError, match="unknown BISON items"):
         altered_items(items, altered.assign(caption_id=["i0", "zz"]))
+
+
+def test_fg_note_names_the_fine_galleries_and_the_kept_captions():
+    from vlcomp.report.robustness import fg_notes
+
+    galleries = {"coco": {"dataset": "coco"}, "coco_fine": {"dataset": "cocofg"}}
+    datasets = {"coco": {"source": "karpathy"}, "cocofg": {"source": "karpathy", "fg": True}}
+    (note,) = fg_notes("granularity", galleries, datasets)
+    assert "COCO-like fine-grained" in note and "past the fifth" in note
+    assert fg_notes("aro_table3", galleries, datasets) == []
+    assert fg_notes("granularity", {"coco": {"dataset": "coco"}}, datasets) == []

@@ -145,9 +145,41 @@ def _check_datasets(config: dict[str, Any]) -> None:
                 spec.get("granularity", "original") != "original":
             raise ConfigError(f"config.benchmarks.robustness.galleries.{g}.granularity: only "
                               "world galleries can be regranulated; use a dataset with fg: true")
+    _check_gallery_splits(config)
     if benchmark_source(config, "bivlc") == "hub" and "negatives" in benchmarks.get("bivlc", {}):
         raise ConfigError("config.benchmarks.bivlc.negatives: only for source world (the hub "
                           "release has its negative images)")
+
+
+def _dataset_has_split(config: dict[str, Any], name: str, split: str) -> bool:
+    """Whether a dataset builds ``split`` (world datasets have every split)."""
+    if name == "world":
+        return True
+    from vlcomp.data.datasets import dataset_splits
+
+    return split in dataset_splits(name, config["datasets"][name])
+
+
+def _check_gallery_splits(config: dict[str, Any]) -> None:
+    """No gallery can come out empty: retrieval and robustness galleries need their dataset's
+    test split, and VisualGPTScore's retrieval with a captioner picks alpha* on the val split
+    (an empty gallery would otherwise fail hours into the run)."""
+    benchmarks = config["benchmarks"]
+    captioners = [m for m, e in expand_models(config).items() if e["family"] == "hf_blip_lm"]
+    needs = [(f"benchmarks.{b}", spec.get("dataset", "world"), "test")
+             for b, spec in benchmarks.items() if b.endswith(("_order", "_retrieval"))
+             or b == "order"]
+    needs += [(f"benchmarks.robustness.galleries.{g}", spec.get("dataset", "world"), "test")
+              for g, spec in benchmarks.get("robustness", {}).get("galleries", {}).items()]
+    if captioners:
+        needs += [(f"benchmarks.{b} (VisualGPTScore's alpha* for {', '.join(captioners)})",
+                   spec.get("dataset", "world"), "val")
+                  for b, spec in benchmarks.items() if b.endswith("_retrieval")]
+    for key, name, split in needs:
+        if not _dataset_has_split(config, name, split):
+            raise ConfigError(
+                f"config.{key}: its gallery would be empty: config.datasets.{name}.splits has "
+                f"no {split!r} split (add it)")
 
 
 def _check_generation(config: dict[str, Any]) -> None:

@@ -28,6 +28,7 @@ from vlcomp.data.sources import (  # noqa: E402
 )
 from vlcomp.report.published import COMPARED as PUBLISHED_FOR  # noqa: E402
 from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
+from vlcomp.report.robustness import fg_notes  # noqa: E402
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 

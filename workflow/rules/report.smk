@@ -233,6 +233,9 @@ rule table_robustness:
         table=lambda wc: f"robustness_{wc.table}",
         groups=MODEL_GROUPS,
         options={},
+        notes=lambda wc: fg_notes(
+            wc.table, ROBUSTNESS.get("galleries", {}), config.get("datasets", {})
+        ),
     script:
         "../scripts/report_table.py"
 

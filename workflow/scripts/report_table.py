@@ -11,5 +11,6 @@ with job_log(snakemake.log[0]) as log:
     if snakemake.params.get("groups") is not None:
         options["groups"] = snakemake.params.groups
     table = build_table(snakemake.params.table, results, **options)
-    write_table(table, Path(snakemake.output.csv).with_suffix(""))
+    write_table(table, Path(snakemake.output.csv).with_suffix(""),
+                notes=snakemake.params.get("notes") or ())
     log.info("\n%s", table)

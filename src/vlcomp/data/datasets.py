@@ -9,6 +9,7 @@ turn it into `resources/` inputs (`dataset_files`) and the script into tables
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -155,12 +156,18 @@ def _karpathy_json_dataset(name: str, spec: Mapping[str, Any], folder: Path,
 
 
 def _with_fg(captions: pd.DataFrame, fg_file: str | Path | None) -> pd.DataFrame:
-    """Test captions replaced by the FG captions, position by position (when given)."""
+    """Test captions replaced by the FG captions, position by position (when given); an
+    image's captions past the fifth keep their text, as in Hendriksen et al. (logged)."""
     if fg_file is None:
         return captions
     captions = captions.copy()
     test = captions.split == "test"
-    captions.loc[test, "text"] = substitute_fg(captions[test], fg_file).text
+    substituted = substitute_fg(captions[test], fg_file)
+    captions.loc[test, "text"] = substituted.text
+    kept = int((~substituted.fg).sum())
+    logging.getLogger("vlcomp").info(
+        "%s: %d of %d test captions replaced by FG captions; %d past an image's fifth keep "
+        "their original text", fg_file, len(substituted) - kept, len(substituted), kept)
     return captions
 
 

@@ -112,6 +112,23 @@ def robustness_table(
                         columns=columns_out, dtype=float)
 
 
+FG_TABLES = ("hendriksen", "granularity")
+
+
+def fg_notes(table: str, galleries: Mapping[str, Mapping[str, Any]],
+             datasets: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The note under a Hendriksen or granularity table naming its fine-grained galleries and
+    how their captions were substituted (none when no gallery uses FG captions)."""
+    fine = sorted(g for g, spec in galleries.items()
+                  if datasets.get(spec.get("dataset", ""), {}).get("fg"))
+    if table not in FG_TABLES or not fine:
+        return []
+    return [f"FG galleries ({', '.join(_gallery(g) for g in fine)}): each test image's first "
+            "five captions are Chen et al.'s fine-grained captions, in order; captions past the "
+            "fifth (COCO Karpathy test images have 5-7) keep their original text, as Hendriksen "
+            "et al.'s `update_ds` pairs them with `zip`."]
+
+
 def _gallery(name: str) -> str:
     return GALLERY_LABELS.get(name, name)
 

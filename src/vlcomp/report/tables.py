@@ -512,13 +512,15 @@ def read_results(paths: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
     return results
 
 
-def write_table(df: pd.DataFrame, stem: Path | str) -> tuple[Path, Path]:
-    """Write ``{stem}.csv`` (4 decimals) and ``{stem}.md`` (2 decimals) atomically."""
+def write_table(df: pd.DataFrame, stem: Path | str, notes: Sequence[str] = ()
+                ) -> tuple[Path, Path]:
+    """Write ``{stem}.csv`` (4 decimals) and ``{stem}.md`` (2 decimals, then ``notes`` as
+    paragraphs) atomically."""
     stem = Path(stem)
     csv_path = stem.with_name(stem.name + ".csv")
     md_path = stem.with_name(stem.name + ".md")
     _atomic_write(csv_path, to_csv_text(df))
-    _atomic_write(md_path, to_markdown(df))
+    _atomic_write(md_path, to_markdown(df) + "".join(f"\n{note}\n" for note in notes))
     return csv_path, md_path
 
 
