@@ -92,6 +92,17 @@ def test_errors_name_the_key(edit, message):
         (lambda c: c["compute"].update(gpus=0), "config.compute.gpus: 0 with device cuda"),
         (lambda c: c["datasets"].update(world={"source": "karpathy", "collection": "coco"}),
          "config.datasets: 'world' should not be valid"),
+        (lambda c: c["models"]["blip_pretrained_large"]["convert"].update(source="negclipx"),
+         "config.models.blip_pretrained_large.convert.source: 'negclipx' is not a source"),
+        (lambda c: c["models"]["blip_pretrained_large"].update(model="Salesforce/blip"),
+         "config.models.blip_pretrained_large.model: a converted model is read from "
+         "resources/models/blip_pretrained_large_hf"),
+        (lambda c: c["models"]["blip_itm_base"].update(convert={"source": "negclip"}),
+         "config.models.blip_itm_base.convert: only for family hf_blip_lm"),
+        (lambda c: c["models"]["blip_itm_base"].update(itm_first_token="sep"),
+         "config.models.blip_itm_base.itm_first_token: 'sep' is not one of"),
+        (lambda c: c["visualgptscore"]["null_images"]["n_by_benchmark"].update(eqben=30),
+         "config.visualgptscore.null_images.n_by_benchmark: .'eqben'. are not under"),
     ],
 )
 def test_paper_errors_name_the_key(edit, message):

@@ -41,11 +41,14 @@ def test_itc_embeddings_match_the_models_cosine(tiny_blip):
     np.testing.assert_allclose(img @ txt.T, cosine.numpy(), atol=1e-5)
 
 
+CLS_FIRST = {"itm_first_token": "cls"}  # transformers' BlipForImageTextRetrieval's ids
+
+
 def test_itm_pair_scores(tiny_blip):
     from transformers import BlipProcessor
 
     path, model = tiny_blip
-    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path), **CLS_FIRST})
     logits = scorer.score_pairs(IMAGES, TEXTS, batch_size=1)
     inputs = BlipProcessor.from_pretrained(path)(images=IMAGES, text=TEXTS, padding=True,
                                                  return_tensors="pt")
@@ -69,7 +72,7 @@ def test_itm_encodes_each_distinct_image_once(tiny_blip):
     from transformers import BlipProcessor
 
     path, model = tiny_blip
-    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path), **CLS_FIRST})
     texts = ["a red square", "a dog on a mat", "blue circle"] * 2
     images = [IMAGES[0]] * 3 + [IMAGES[1]] * 3
     with images_through_vision(scorer) as seen:
@@ -116,3 +119,56 @@ def test_one_vision_pass_serves_itm_pairs_and_itc_embeddings(tiny_blip, tmp_path
     embedded = scored.embedding([*refs, gallery])
     direct = scorer.embed_images([*opened, Image.open(gallery.path).convert("RGB")])
     np.testing.assert_allclose(embedded, direct, atol=1e-5)
+
+
+def test_itm_pass_puts_enc_first_by_default(tiny_blip):
+    """BLIP's blip_itm.py: ids[:, 0] = enc_token_id for the ITM pass only. The default
+    (``enc``) feeds [ENC] first and equals transformers' forward on ids edited that way; it
+    differs from ``cls``; ITC embeddings and the ITC term keep [CLS]."""
+    from transformers import BlipProcessor
+
+    path, model = tiny_blip
+    enc = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    cls = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path), **CLS_FIRST})
+    assert enc.itm_first_token == "enc"
+    enc._load()
+    first: list[list[int]] = []
+    hook = enc._model.text_encoder.register_forward_hook(
+        lambda module, args, kwargs, out: first.append(kwargs["input_ids"][:, 0].tolist()),
+        with_kwargs=True)
+    try:
+        logits = enc.score_pairs(IMAGES, TEXTS)
+        first_itm = list(first)
+        enc.score_pairs(IMAGES, TEXTS, kind="itm_plus_itc")
+    finally:
+        hook.remove()
+    assert first_itm == [[6, 6]]  # [ENC] is id 6 in tiny_blip's vocabulary
+    assert first[1:] == [[6, 6], [2, 2]]  # itm_plus_itc: the ITM pass, then ITC with [CLS]
+    processor = BlipProcessor.from_pretrained(path)
+    inputs = processor(images=IMAGES, text=TEXTS, padding=True, return_tensors="pt")
+    inputs["input_ids"][:, 0] = 6
+    with torch.no_grad():
+        expected = model(**inputs, use_itm_head=True).itm_score[:, 1]
+    np.testing.assert_allclose(logits, expected.numpy(), atol=1e-5)
+    assert not np.allclose(logits, cls.score_pairs(IMAGES, TEXTS), atol=1e-4)
+    np.testing.assert_allclose(enc.embed_texts(TEXTS), cls.embed_texts(TEXTS), atol=1e-6)
+    itc = np.einsum("ij,ij->i", enc.embed_images(IMAGES), enc.embed_texts(TEXTS))
+    np.testing.assert_allclose(enc.score_pairs(IMAGES, TEXTS, kind="itm_plus_itc"),
+                               logits + itc, atol=1e-5)
+
+
+def test_enc_token_lookup_and_errors(tmp_path):
+    from transformers import BertTokenizer
+
+    from vlcomp.models.hf_blip import enc_token_id
+
+    (tmp_path / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a"]))
+    plain = BertTokenizer(str(tmp_path / "vocab.txt"))
+    with pytest.raises(ValueError, match="model 'blip_x': its tokenizer has no \\[ENC\\]"):
+        enc_token_id(plain, "blip_x")
+    plain.add_special_tokens({"additional_special_tokens": ["[ENC]"]})  # BLIP's init_tokenizer
+    assert enc_token_id(plain, "blip_x") == plain.convert_tokens_to_ids("[ENC]") == len(plain) - 1
+    plain.enc_token_id = 9  # BLIP sets the attribute; it wins
+    assert enc_token_id(plain, "blip_x") == 9
+    with pytest.raises(ValueError, match="itm_first_token 'sep'"):
+        build_scorer("b", {"family": "hf_blip_itm", "itm_first_token": "sep"})

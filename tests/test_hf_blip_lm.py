@@ -177,3 +177,25 @@ def test_vision_pass_counter_sees_distinct_images_only(tiny_captioner):
                           batch_size=2)
     assert passes.images == 2
     assert LOG_PATTERN.search(passes.summary()).groups() == ("2", "cap")
+
+
+def test_per_benchmark_null_image_counts(tiny_captioner):
+    """n_by_benchmark: a benchmark's prior uses the first n of one draw of the largest n; a
+    text two benchmarks share is scored against the most images either needs."""
+    from vlcomp.score.text_prior import null_counts, null_prior_matrix
+
+    null = {"n": 2, "n_by_benchmark": {"winoground": 4}}
+    n_for = null_counts(null, ["aro", "winoground"])
+    assert n_for == {"aro": 2, "winoground": 4}
+    assert null_counts({"n": 10}, ["aro"]) == {"aro": 10}
+    scorer = BlipCaptionScorer("b", {"model": str(tiny_captioner[0])})
+    states = scorer.null_image_states(4, seed=0)
+    torch.testing.assert_close(states[:2], scorer.null_image_states(2, seed=0))
+    union = ["a dog", "red square", "mat on a dog"]
+    texts = {"aro": ["a dog", "red square"], "winoground": ["red square", "mat on a dog"]}
+    matrix = null_prior_matrix(scorer, states, union, texts, n_for, batch_size=3)
+    assert np.isnan(matrix[0, 2:]).all() and not np.isnan(matrix[1:]).any()
+    for t, text in enumerate(union):
+        for k in range(2 if t == 0 else 4):
+            alone = scorer.log_likelihood_given_states(states, torch.tensor([k]), [text])
+            assert matrix[t, k] == pytest.approx(float(alone[0]), abs=1e-5)

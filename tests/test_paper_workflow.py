@@ -21,8 +21,8 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 28 files from vlcomp.data.sources, 8 zips unpacked, Flickr30k checked
-    "download_file": 28, "unpack_archive": 8, "check_manual_download": 1, "wordnet": 1,
+    # 30 files from vlcomp.data.sources, 8 zips unpacked, Flickr30k checked
+    "download_file": 30, "unpack_archive": 8, "check_manual_download": 1, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 8,  # val splits: generative retrieval's alpha*
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
     "bison_altered_benchmark": 1, "winoground_benchmark": 1,
@@ -32,25 +32,26 @@ PAPER_JOBS = {
     "negclip_negatives": 1, "embed_images": 1, "nearest_neighbours": 1,
     "sugarcrepe_negatives": 1, "trohn_img_negatives": 1, "generate_candidates": 2,
     "filter_generated": 2, "train_clip": 5, "train_detectors": 2,
-    # 14 dual encoders embed; 2 BLIP ITMs embed and score pairs in one job each, 2 BLIP
+    # 14 dual encoders embed; 2 BLIP ITMs embed and score pairs in one job each, 3 BLIP
     # captioners score pairs, priors and galleries in one job each; 9 choice benchmarks
-    "embed_model": 14, "score_pairs": 2, "score_generative": 2,
-    "score_and_metrics": 126, "pair_metrics": 36,
+    "embed_model": 14, "score_pairs": 2, "score_generative": 3,
+    "score_and_metrics": 126, "pair_metrics": 45,
+    "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
     "retrieval_metrics": 32, "robustness_metrics": 16,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_winoground": 1, "table_vs_published": 14,
-    # VisualGPTScore: 2 BLIP captioners x 7 image->text benchmarks; Tables 1, 2 and 4
-    "alpha_curve": 14, "table_visualgptscore": 1,
-    "table_visualgptscore_methods": 1, "generative_retrieval": 4,
+    # VisualGPTScore: 3 BLIP captioners x 7 image->text benchmarks; Tables 1, 2 and 4
+    "alpha_curve": 21, "table_visualgptscore": 1,
+    "table_visualgptscore_methods": 1, "generative_retrieval": 6,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 9, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
-    "uncertainty_alpha": 18,  # VisualGPTScore Tables 2/4: 2 captioners x (7 + 2 retrieval)
-    # blind baselines on the 7 image->text benchmarks: a bigram LM and 2 captioners P(t|null)
-    "blind_scores": 21,
+    "uncertainty_alpha": 27,  # VisualGPTScore Tables 2/4: 3 captioners x (7 + 2 retrieval)
+    # blind baselines on the 7 image->text benchmarks: a bigram LM and 3 captioners P(t|null)
+    "blind_scores": 28,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
     # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves)
     "table_intervals": 17,

@@ -58,6 +58,8 @@ def _check_references(config: dict[str, Any]) -> None:
             if "model" in entry:
                 raise ConfigError(f"config.models.{name}: give 'run' (a captioner trained "
                                   "here) or 'model' (hub id or folder), not both")
+        if "convert" in entry:
+            _check_conversion(name, entry)
         if entry["family"] == "open_clip":
             if "arch" not in entry or ("pretrained" in entry) == ("run" in entry):
                 raise ConfigError(f"config.models.{name}: open_clip needs 'arch' and one of "
@@ -68,6 +70,11 @@ def _check_references(config: dict[str, Any]) -> None:
     for name, run in train.items():
         _check_run(config, name, run)
     vgs = config.get("visualgptscore", {})
+    unknown = set(vgs.get("null_images", {}).get("n_by_benchmark", {})) - set(
+        config["benchmarks"])
+    if unknown:
+        raise ConfigError(f"config.visualgptscore.null_images.n_by_benchmark: {sorted(unknown)} "
+                          "are not under config.benchmarks")
     needs = {"train": "train_images", "llm": "llm"}.get(vgs.get("alpha_prior", "null"))
     if needs and needs not in vgs:
         raise ConfigError(f"config.visualgptscore.alpha_prior: {vgs['alpha_prior']!r} needs "
@@ -265,6 +272,27 @@ def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
             settings = {k: v for k, v in run.items() if k != "seeds"}
             runs[f"{name}_s{seed}"] = {**settings, "seed": seed}
     return runs
+
+
+def converted_folder(model: str) -> str:
+    """Where rule convert_blip writes the transformers folder of a model with ``convert``."""
+    return f"resources/models/{model}_hf"
+
+
+def _check_conversion(name: str, entry: dict[str, Any]) -> None:
+    """``convert``: an hf_blip_lm model read from a folder converted from a source's file."""
+    from vlcomp.data.sources import SOURCES
+
+    source = SOURCES.get(entry["convert"]["source"])
+    if entry["family"] != "hf_blip_lm" or "run" in entry:
+        raise ConfigError(f"config.models.{name}.convert: only for family hf_blip_lm without run")
+    if source is None or len(source.files) != 1:
+        raise ConfigError(f"config.models.{name}.convert.source: "
+                          f"{entry['convert']['source']!r} is not a source with one file in "
+                          "vlcomp.data.sources")
+    if entry.get("model", converted_folder(name)) != converted_folder(name):
+        raise ConfigError(f"config.models.{name}.model: a converted model is read from "
+                          f"{converted_folder(name)} (leave model out or give that)")
 
 
 def expand_models(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 from vlcomp.config import (  # noqa: E402
     ConfigError,
     benchmark_source,
+    converted_folder,
     dataset_names,
     expand_models,
     expand_runs,
@@ -86,6 +87,8 @@ RUN_PATTERN = union(RUNS)
 CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
+# BLIP originals converted to transformers folders (rule convert_blip), by model
+CONVERTED_MODELS = {m: e["convert"] for m, e in MODEL_ENTRIES.items() if "convert" in e}
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
 # Blind (text-only) baselines on every benchmark with image->text choices: a bigram model
 # of a caption dataset's training captions, and each captioner's prior log P(t|null)
@@ -305,6 +308,9 @@ def model_entry(model):
     entry = {
         k: v for k, v in MODEL_ENTRIES[model].items() if k not in ("label", "group")
     }
+    if "convert" in entry:  # a BLIP original converted by rule convert_blip
+        entry.pop("convert")
+        entry["model"] = converted_folder(model)
     if "run" in entry and entry["family"] == "hf_blip_lm":  # a captioner trained here
         entry["model"] = f"results/checkpoints/{entry.pop('run')}/hf"
     elif (
@@ -319,6 +325,8 @@ def model_files(model):
     """Files a model needs before it can score: its checkpoint when trained in the DAG, or a
     downloaded checkpoint under resources/ (e.g. NegCLIP's)."""
     entry = MODEL_ENTRIES[model]
+    if "convert" in entry:
+        return [converted_folder(model)]
     if "run" in entry and entry["family"] == "hf_blip_lm":
         return [f"results/checkpoints/{entry['run']}/hf"]
     if "run" in entry:
@@ -334,6 +342,12 @@ def model_files(model):
 
 def model_inputs(wildcards):
     return model_files(wildcards.model)
+
+
+def converted_checkpoint(wildcards):
+    """The downloaded original checkpoint that rule convert_blip converts for a model."""
+    source = SOURCES[CONVERTED_MODELS[wildcards.model]["source"]]
+    return f"resources/{source.files[0].path}"
 
 
 def dataset_inputs(wildcards):

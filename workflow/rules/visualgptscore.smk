@@ -272,3 +272,28 @@ rule uncertainty_alpha:
         method=UNCERTAINTY["method"],
     script:
         "../scripts/uncertainty_alpha.py"
+
+
+# BLIP's original checkpoint (e.g. VisualGPTScore's ViT-L pre-trained on LAION-114M) as a
+# transformers captioner folder that an hf_blip_lm model with `convert` scores with.
+rule convert_blip:
+    input:
+        checkpoint=converted_checkpoint,
+    output:
+        directory("resources/models/{model}_hf"),
+    log:
+        "logs/convert_blip/{model}.log",
+    benchmark:
+        "benchmarks/convert_blip/{model}.tsv"
+    wildcard_constraints:
+        model=union(CONVERTED_MODELS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: 1
+    resources:
+        mem_mb=16000,
+        runtime=60,
+    params:
+        convert=lambda wc: CONVERTED_MODELS[wc.model],
+    script:
+        "../scripts/convert_blip.py"

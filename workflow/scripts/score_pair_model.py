@@ -27,7 +27,7 @@ from vlcomp.score.embeddings import embed_text_sets, save_embeddings
 from vlcomp.score.pair_jobs import benchmark_texts, prior_table, retrieval_galleries
 from vlcomp.score.pair_plan import PairPlan, score_plan
 from vlcomp.score.pairs import image_index, table_refs
-from vlcomp.score.text_prior import log_prior_given_states, sample_image_ids
+from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
 from vlcomp.torch_threads import set_torch_threads
 
 
@@ -92,9 +92,12 @@ with job_log(snakemake.log[0]) as log:
                     (f"{split}_paths", np.array([r.path for r in g[split].refs])))})
     if named(out, "priors"):
         null = p.null
-        states = scorer.null_image_states(null["n"], mean=null["mean"], std=null["std"],
-                                          seed=null["seed"], space=null["space"])
-        _, null_matrix = log_prior_given_states(scorer, states, union, p.batch_size)
+        n_for = null_counts(null, p.alpha)
+        states = scorer.null_image_states(max(n_for.values()), mean=null["mean"],
+                                          std=null["std"], seed=null["seed"],
+                                          space=null["space"])
+        null_matrix = null_prior_matrix(scorer, states, union, {
+            b: benchmark_texts(choice[b]) for b in p.alpha}, n_for, p.batch_size)
         train_matrix = scored.matrix(train_refs, union).T if train_refs else None
         llm, llm_scores = getattr(p, "llm", None), None
         if llm:
@@ -104,12 +107,14 @@ with job_log(snakemake.log[0]) as log:
                                        llm.get("revision")).score(union)
             log.info("and the text-only LM %s", llm["model"])
         for name, path in zip(p.alpha, out.priors, strict=True):
-            write_parquet(prior_table(benchmark_texts(choice[name]), union, null_matrix,
-                                      train_matrix, llm_scores), path)
-        write_json({"null": null, "train_images": train_ids,
-                    "train_paths": [r.path for r in train_refs], "texts": len(union)},
-                   named(out, "prior_images")[0])
-        log.info("priors of %d texts: %d null images %s", len(union), null["n"], null)
+            write_parquet(prior_table(benchmark_texts(choice[name]), union,
+                                      null_matrix[:, : n_for[name]], train_matrix, llm_scores),
+                          path)
+        write_json({"null": {**null, "n_by_benchmark": n_for, "encoded": len(states)},
+                    "train_images": train_ids, "train_paths": [r.path for r in train_refs],
+                    "texts": len(union)}, named(out, "prior_images")[0])
+        log.info("priors of %d texts: null images per benchmark %s (%s)", len(union), n_for,
+                 null)
     if named(out, "images"):
         for table, npy, ids in zip(embed_tables, out.images, out.image_ids, strict=True):
             save_embeddings(scored.embedding(table_refs(table)), table.image_id.tolist(), Path(npy),

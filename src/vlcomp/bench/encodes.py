@@ -104,9 +104,12 @@ def model_counts(workdir: Path, model: str, passes: dict[str, int],
         info = json.loads((priors / "prior_images.json").read_text())
         train = {keys(ImageRef(str(workdir / p), None)) for p in info["train_paths"]}
         needed |= train
-        local += int(info["null"]["n"])  # noise tensors: no file, no other job
+        null = info["null"]
+        local += int(null.get("encoded", null["n"]))  # noise tensors: no file, no other job
         tables = len(list(priors.glob("*.parquet")))
-        prior_passes = (int(info["null"]["n"]) + len(train)) * tables
+        per_table = null.get("n_by_benchmark") or {}  # null images each prior table used
+        prior_passes = (sum(per_table.values()) if per_table else int(null["n"]) * tables) \
+            + len(train) * tables
     distinct = len(needed) + local
     total = sum(passes.values())
     reference = per_item + galleries + detector_local + prior_passes

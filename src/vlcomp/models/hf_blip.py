@@ -1,8 +1,9 @@
 """BLIP image–text retrieval models from transformers: ITC embeddings and ITM pair scores.
 
 Registry entry ``{family: hf_blip_itm, model: Salesforce/blip-itm-base-coco, revision,
-max_length}``. The papers' checkpoints (`PAPER_MODELS`): ``Salesforce/blip-itm-base-coco``
-and ``Salesforce/blip-itm-large-coco`` (ViT-B / ViT-L, retrieval-finetuned on COCO).
+max_length, itm_first_token: enc|cls}``. The papers' checkpoints (`PAPER_MODELS`):
+``Salesforce/blip-itm-base-coco`` and ``Salesforce/blip-itm-large-coco`` (ViT-B / ViT-L,
+retrieval-finetuned on COCO).
 
 * ITC: the vision and text encoders' CLS states through ``vision_proj`` / ``text_proj``, L2
   normalised, so ``embed_images`` / ``embed_texts`` serve every dual-encoder benchmark
@@ -15,10 +16,14 @@ and ``Salesforce/blip-itm-large-coco`` (ViT-B / ViT-L, retrieval-finetuned on CO
 * States: ``image_states`` / ``score_pairs_given_states`` / ``embed_image_states`` let one
   vision pass per picture serve both ITM pairs and ITC embeddings (`vlcomp.score.pair_plan`).
 
-Open point: LAVIS/BLIP replace the first token with ``[ENC]`` for the ITM pass
-(``ids[:, 0] = enc_token_id``); transformers' ``BlipForImageTextRetrieval`` feeds the
-processor's ids as they are. Which one the converted hub weights expect is not verified here
-(no weights offline); compare both on a real checkpoint before trusting ITM numbers.
+First token of the ITM pass (``itm_first_token``): BLIP's own ``blip_itm.py`` / LAVIS (and
+ARO's wrapper) replace the text's first token by ``[ENC]`` (``ids[:, 0] = enc_token_id``)
+before the image-grounded text encoder; that is the default here, ``enc``. transformers'
+``BlipForImageTextRetrieval`` feeds the processor's ids unchanged (``[CLS]`` first):
+``itm_first_token: cls``. ITC always reads ``[CLS]``, as in BLIP. The [ENC] id comes from the
+tokenizer (``enc_token_id`` or its ``[ENC]`` token); a tokenizer without one is an error. Not
+verified offline: that the hub tokenizers carry ``[ENC]`` and how much the choice moves the
+numbers on real weights.
 """
 
 from __future__ import annotations
@@ -37,6 +42,18 @@ from vlcomp.models.vision_reuse import encode_distinct
 DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
 PAPER_MODELS = ("Salesforce/blip-itm-base-coco", "Salesforce/blip-itm-large-coco")
 PAIR_SCORES = ("itm_logit", "itm_prob", "itm_plus_itc")
+FIRST_TOKENS = ("enc", "cls")
+
+
+def enc_token_id(tokenizer: Any, model: str) -> int:
+    """BLIP's ``[ENC]`` id: the tokenizer's ``enc_token_id`` or its ``[ENC]`` token."""
+    found = getattr(tokenizer, "enc_token_id", None)
+    if found is None:
+        found = tokenizer.get_vocab().get("[ENC]")
+    if found is None:
+        raise ValueError(f"model {model!r}: its tokenizer has no [ENC] token for the ITM pass; "
+                         "use a BLIP tokenizer with [ENC] or set itm_first_token: cls")
+    return int(found)
 
 
 class BlipItmScorer:
@@ -47,7 +64,12 @@ class BlipItmScorer:
         self.model_id = entry.get("model", DEFAULT_MODEL)
         self.revision = entry.get("revision")
         self.max_length = int(entry.get("max_length", 35))  # ARO's BLIP text length
+        self.itm_first_token = entry.get("itm_first_token", "enc")
+        if self.itm_first_token not in FIRST_TOKENS:
+            raise ValueError(f"model {name!r}: itm_first_token {self.itm_first_token!r}, one "
+                             f"of {FIRST_TOKENS}")
         self._model = self._processor = None
+        self._enc_id: int | None = None
 
     def _load(self) -> None:
         if self._model is None:
@@ -55,6 +77,8 @@ class BlipItmScorer:
 
             self._processor, self._model = load_pretrained(
                 BlipForImageTextRetrieval, BlipProcessor, self.model_id, self.revision, self.device)
+            if self.itm_first_token == "enc":
+                self._enc_id = enc_token_id(self._processor.tokenizer, self.name)
 
     def vision_tower(self) -> torch.nn.Module:
         """The ViT image encoder (counted by `vlcomp.models.vision_count`)."""
@@ -136,8 +160,12 @@ class BlipItmScorer:
             for s in range(0, len(texts), batch_size):
                 tokens = self._tokens(texts[s : s + batch_size])
                 image_states = states[index[s : s + batch_size]]
+                itm_ids = tokens.input_ids
+                if self._enc_id is not None:  # BLIP's ITM pass: [ENC] in place of [CLS]
+                    itm_ids = itm_ids.clone()
+                    itm_ids[:, 0] = self._enc_id
                 hidden = model.text_encoder(
-                    input_ids=tokens.input_ids, attention_mask=tokens.attention_mask,
+                    input_ids=itm_ids, attention_mask=tokens.attention_mask,
                     encoder_hidden_states=image_states,
                     encoder_attention_mask=torch.ones(image_states.shape[:-1], dtype=torch.long,
                                                       device=image_states.device),

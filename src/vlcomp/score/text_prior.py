@@ -2,8 +2,9 @@
 Eq. 6): P(t) ≈ (1/n) Σ_k P(t | i_k) over n images, averaged as probabilities (`log_mean_exp`).
 
 Two image sources: Gaussian "null" images (`gaussian_null_pixels`; the paper's appendix uses
-mean 1.0, std 0.25, n = 10, and n = 100 for Winoground, 30 for EqBen), or n images sampled
-from the training set. The n images are encoded once; every text is then scored against each.
+mean 1.0, std 0.25, n = 10, and n = 100 for Winoground, 30 for EqBen: `null_counts`; a
+benchmark with its own n uses the first n of one seeded draw), or n images sampled from the
+training set. The n images are encoded once; every text is then scored against each.
 """
 
 from __future__ import annotations
@@ -61,6 +62,31 @@ def log_prior_given_states(scorer: Any, states: torch.Tensor, texts: Sequence[st
                 len(part), n_images)
             bar.update(len(part))
     return log_mean_exp(per_image, axis=1), per_image
+
+
+def null_counts(null: dict[str, Any], benchmarks: Sequence[str]) -> dict[str, int]:
+    """Null images per benchmark: ``n_by_benchmark`` where given, else ``n``."""
+    override = null.get("n_by_benchmark") or {}
+    return {b: int(override.get(b, null["n"])) for b in benchmarks}
+
+
+def null_prior_matrix(scorer: Any, states: torch.Tensor, union: Sequence[str],
+                      texts: dict[str, Sequence[str]], n_for: dict[str, int],
+                      batch_size: int = 32) -> np.ndarray:
+    """log P(t | null image k) for every text of ``union`` (rows) and the first k images its
+    benchmarks need (columns, up to len(states)); cells no benchmark needs stay NaN. A text
+    of several benchmarks is scored once against the most images any of them uses."""
+    need = dict.fromkeys(union, 0)
+    for name, items in texts.items():
+        for t in items:
+            need[t] = max(need[t], n_for[name])
+    out = np.full((len(union), len(states)), np.nan)
+    row = {t: k for k, t in enumerate(union)}
+    for k in sorted(set(need.values()) - {0}):
+        group = [t for t in union if need[t] == k]
+        _, per_image = log_prior_given_states(scorer, states[:k], group, batch_size)
+        out[[row[t] for t in group], :k] = per_image
+    return out
 
 
 def sample_image_ids(image_ids: Sequence[str], n: int, seed: int) -> list[str]:
