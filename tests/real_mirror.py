@@ -3,8 +3,8 @@ the download rules through ``file://`` mirrors (``downloads.mirrors``).
 
 `build_mirror` writes COCO 2014/2017 image zips, the 2014 captions zip, BLIP's Karpathy JSONs,
 SugarCrepe's seven JSONs, ARO's VG JSONs + image zip and Winoground's zip (Google Drive
-ids) and BISON's annotations; `paper_like_config` is config/paper.yaml cut down to them,
-with tiny models.
+ids), BISON's annotations and NegCLIP's released training TSV; `paper_like_config` is
+config/paper.yaml cut down to them, with tiny models.
 """
 
 from __future__ import annotations
@@ -96,6 +96,20 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     for split, names in (("val", val), ("test", test)):
         (karpathy / f"coco_karpathy_{split}.json").write_text(json.dumps(
             [{"image": name, "caption": caps[name]} for name in names]))
+    # NegCLIP's released train_neg_clip.tsv: each train image's first caption, its negatives
+    # and three other rows as hard images, served from ARO's repository
+    negclip = root / "aro_repo"
+    negclip.mkdir(exist_ok=True)
+    rows = ["\ttitle\tfilepath\tneg_caption\tneg_image"]
+    names = train + restval
+    for k, name in enumerate(names):
+        title = caps[name][0]
+        words = title.rstrip(".").split()
+        words[1], words[6] = words[6], words[1]  # the two colours swapped, spaCy-style " ."
+        swapped = " ".join(words) + " ."
+        hard = [(k + d) % len(names) for d in (1, 2, 3)]
+        rows.append(f"{k}\t{title}\tcoco/{name}\t{[swapped, title.lower()]}\t{hard}")
+    (negclip / "train_neg_clip.tsv").write_text("\n".join(rows) + "\n")
     images = {name: _jpeg(k) for k, name in enumerate(train + restval + val + test)}
     _zip(coco / "zips" / "train2014.zip", {n: d for n, d in images.items() if "train2014" in n})
     val2014 = {n: d for n, d in images.items() if n.startswith("val2014/")}

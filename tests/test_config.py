@@ -170,3 +170,17 @@ def test_paper_config_refuses_empty_galleries_at_start(edit, message):
     edit(config)
     with pytest.raises(ConfigError, match=message):
         validate_config(config, SCHEMA)
+
+
+def test_released_negclip_data_names_its_own_neighbours():
+    from vlcomp.config import released_negatives
+
+    config = load("config/paper.yaml")
+    run = config["train"]["negclip_coco"]
+    assert released_negatives(config, run)
+    run.pop("neighbours")
+    validate_config(config, SCHEMA)  # the release's neg_image rows are the neighbours
+    config["hard_negatives"]["negclip"]["source"] = "generate"
+    assert not released_negatives(config, run)
+    with pytest.raises(ConfigError, match="'negclip' needs 'neighbours'"):
+        validate_config(config, SCHEMA)

@@ -244,6 +244,8 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
     objective = run.get("objective", "clip")
     needs = {"negclip": ["negatives", "neighbours"], "trohn_text": ["negatives"],
              "trohn_img": ["generated"]}.get(objective, [])
+    if released_negatives(config, run):  # the release names each image's neighbours
+        needs = [n for n in needs if n != "neighbours"]
     for field in needs:
         if field not in run:
             raise ConfigError(f"{key}: objective {objective!r} needs '{field}'")
@@ -259,6 +261,13 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
         raise ConfigError(
             f"{key}.neighbours.model: no model {run['neighbours']['model']!r} under config.models"
         )
+
+
+def released_negatives(config: dict[str, Any], run: dict[str, Any]) -> bool:
+    """Whether a run's hard negatives (and neighbour images) come from a paper's released
+    training data rather than vlcomp's generators (``hard_negatives.{name}.source``)."""
+    block = config.get("hard_negatives", {}).get(run.get("negatives", ""), {})
+    return block.get("source", "generate") == "release"
 
 
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -14,6 +14,7 @@ from vlcomp.config import (  # noqa: E402
     expand_models,
     expand_runs,
     model_groups,
+    released_negatives,
     validate_config,
 )
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
@@ -447,7 +448,9 @@ def train_inputs(wildcards):
         inputs["negatives"] = f"results/negatives/{data}/{run['negatives']}.parquet"
     if "generated" in run:
         inputs["instances"] = f"results/generated/{run['generated']}/instances.parquet"
-    if "neighbours" in run:
+    if released_negatives(config, run):  # the release's rows, negatives and neighbours
+        inputs["pairs"] = f"results/pairs/{data}/{run['negatives']}_release.parquet"
+    elif "neighbours" in run:
         nn = run["neighbours"]
         inputs["pairs"] = (
             f"results/pairs/{data}/nn_{nn['model']}_train_k{nn['k']}.parquet"

@@ -2,26 +2,55 @@
 # and nearest-neighbour images. Fine-tuning runs name them in config.train.{run}.
 
 
-rule negclip_negatives:
-    input:
-        captions="results/data/{dataset}/captions.parquet",
-    output:
-        "results/negatives/{dataset}/negclip.parquet",
-    log:
-        "logs/negatives/{dataset}_negclip.log",
-    benchmark:
-        "benchmarks/negclip_negatives/{dataset}.tsv"
-    conda:
-        "../../envs/nlp.yaml"
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=240,
-    params:
-        options=config.get("hard_negatives", {}).get("negclip", {}),
-        spacy_model=config["nlp"]["spacy_model"],
-    script:
-        "../scripts/negclip_negatives.py"
+NEGCLIP_NEGATIVES = config.get("hard_negatives", {}).get("negclip", {})
+
+
+if NEGCLIP_NEGATIVES.get("source", "generate") == "release":
+
+    rule negclip_release:
+        input:
+            tsv="resources/aro/negclip/train_neg_clip.tsv",
+            captions="results/data/{dataset}/captions.parquet",
+        output:
+            negatives="results/negatives/{dataset}/negclip.parquet",
+            pairs="results/pairs/{dataset}/negclip_release.parquet",
+        log:
+            "logs/negatives/{dataset}_negclip_release.log",
+        benchmark:
+            "benchmarks/negclip_release/{dataset}.tsv"
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=30,
+        params:
+            split=NEGCLIP_NEGATIVES.get("split", "train"),
+        script:
+            "../scripts/negclip_release.py"
+
+else:
+
+    rule negclip_negatives:
+        input:
+            captions="results/data/{dataset}/captions.parquet",
+        output:
+            "results/negatives/{dataset}/negclip.parquet",
+        log:
+            "logs/negatives/{dataset}_negclip.log",
+        benchmark:
+            "benchmarks/negclip_negatives/{dataset}.tsv"
+        conda:
+            "../../envs/nlp.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=240,
+        params:
+            options=NEGCLIP_NEGATIVES,
+            spacy_model=config["nlp"]["spacy_model"],
+        script:
+            "../scripts/negclip_negatives.py"
 
 
 SUGARCREPE_NEGATIVES = config.get("hard_negatives", {}).get("sugarcrepe", {})

@@ -20,6 +20,8 @@ rule train_clip:
         runtime=lambda wc: RUNS[wc.run].get("runtime", 120),
     params:
         run=lambda wc: RUNS[wc.run],
+        # released hard negatives: the run trains on the release's rows only
+        released=lambda wc: released_negatives(config, RUNS[wc.run]),
         init_entry=lambda wc: (
             model_entry(RUNS[wc.run]["init_model"])
             if "init_model" in RUNS[wc.run]

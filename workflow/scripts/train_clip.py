@@ -40,6 +40,14 @@ with job_log(snakemake.log[0]) as log:
     captions = read_parquet(snakemake.input.captions)
     if "caption_templates" in run:
         captions = captions[captions.template.isin(run["caption_templates"])]
+    if snakemake.params.released:
+        # a released training set (NegCLIP's TSV): its rows are the training captions
+        rows = read_parquet(snakemake.input.negatives).caption_id
+        keep = (captions.split != "train") | captions.caption_id.isin(rows)
+        log.info("released hard negatives: training on %d of %d training captions",
+                 int((keep & (captions.split == "train")).sum()),
+                 int((captions.split == "train").sum()))
+        captions = captions[keep]
     instances = None
     if hasattr(snakemake.input, "instances"):
         # TROHN-Img: train on the captions that have a generated hard negative
