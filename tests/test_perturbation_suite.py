@@ -46,11 +46,11 @@ def test_suite_rows_seeds_and_changed_flags(tools):
     assert row.loc[("c2", "distraction_true", 1), "perturbed"] == (
         "There is a cross next to a diamond and true it true.")
     # seeded perturbations differ across seeds for some caption; deterministic ones never do
-    for name in ("shuffle_all_words", "shuffle_nouns_and_adj", "permute"):
+    for name in ("shuffle_all_words", "shuffle_nouns_and_adj", "permute", "hypernym"):
         assert any(row.loc[(c, name, 0), "perturbed"] != row.loc[(c, name, 1), "perturbed"]
                    for c in CAPTIONS.caption_id)
     # the authors' typos are a fixed function of the caption (typo.StrErrer(caption, seed=42))
-    for name in ("reverse", "synonym_adj", "hypernym", *P.TYPOS):
+    for name in ("reverse", "synonym_adj", *P.TYPOS):
         assert all(row.loc[(c, name, 0), "perturbed"] == row.loc[(c, name, 1), "perturbed"]
                    for c in CAPTIONS.caption_id)
     for r in table.itertuples():
@@ -63,6 +63,27 @@ def test_suite_rows_seeds_and_changed_flags(tools):
     summary = P.changed_summary(table).set_index("perturbation")
     assert summary.loc["negate", "rows"] == 6 and summary.loc["negate", "changed"] == 4
     assert summary.loc["reverse", "changed_pct"] == 100.0
+
+
+def test_bison_word_choice_switch(tools):
+    nlp, wordnet = tools
+    seeds = list(range(6))
+
+    def texts(**kw) -> dict[tuple[str, str], set[str]]:
+        table = P.perturb_captions(CAPTIONS, ["synonym", "hypernym"], seeds, nlp=nlp,
+                                   wordnet=wordnet, **kw)
+        return {k: set(g.perturbed) for k, g in table.groupby(["caption_id", "perturbation"])}
+
+    random = texts()
+    assert random == texts(bison_word_choice="random")
+    assert len(random[("c0", "synonym")]) > 1 and len(random[("c0", "hypernym")]) > 1
+    first = texts(bison_word_choice="first")
+    assert all(len(v) == 1 for v in first.values())
+    assert first[("c0", "synonym")] == {"A adult male riding a horse ."}
+    assert first[("c0", "hypernym")] == {"A adult riding a horse ."}
+    with pytest.raises(ValueError, match="unknown word_choice"):
+        P.perturb_captions(CAPTIONS, ["synonym"], [0], nlp=nlp, wordnet=wordnet,
+                           bison_word_choice="last")
 
 
 def test_respacing_alone_is_unchanged():

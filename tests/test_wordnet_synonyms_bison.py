@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import spacy
 
+from vlcomp.seeding import stable_rng
 from vlcomp.text import wordnet as wordnet_module
 from vlcomp.text.bison_alterations import (
     ALTERATIONS,
@@ -22,6 +23,7 @@ from vlcomp.text.bison_alterations import (
     reverse,
     substitute,
     substitution_candidate,
+    substitution_sites,
     verb_base,
 )
 from vlcomp.text.nlp import load_spacy, word_tokenize
@@ -487,7 +489,8 @@ def test_reverse() -> None:
 def test_alter_dispatch(wn) -> None:
     caption = tagged("A man riding a horse .", "DT NN VBG DT NN .")
     rng = np.random.default_rng(3)
-    results = {name: alter(caption, name, wordnet=wn, rng=rng) for name in ALTERATIONS}
+    results = {name: alter(caption, name, wordnet=wn, rng=rng, word_choice="first")
+               for name in ALTERATIONS}
     assert results["negate"].text == "A man not riding a horse ."
     assert results["synonym"].text == "A adult male riding a horse ."
     assert results["hypernym"].text == "A adult riding a horse ."
@@ -495,6 +498,75 @@ def test_alter_dispatch(wn) -> None:
     assert Counter(results["permute"].text.split()) == Counter(caption.tokens)
     with pytest.raises(ValueError, match="unknown alteration"):
         alter(caption, "shuffle", wordnet=wn, rng=rng)
+
+
+# --- BISON word choice (random among eligible words, seeded; or first) ----------------------
+
+CHASE = ("A dog chases a cat in the park", "DT NN VBZ DT NN IN DT NN")
+CHASE_SYNONYMS = {
+    "A domestic dog chases a cat in the park", "A dog chase after a cat in the park",
+    "A dog chases a true cat in the park", "A dog chases a cat in the parkland",
+}  # fmt: skip
+CHASE_HYPERNYMS = {
+    "A canine chases a cat in the park", "A dog pursue a cat in the park",
+    "A dog chases a feline in the park", "A dog chases a cat in the tract",
+}  # fmt: skip
+
+
+def _draw(caption: TaggedCaption, name: str, seed: int, wn, word_choice: str = "random") -> str:
+    rng = stable_rng("perturb", seed, "c0", name)
+    return alter(caption, name, wordnet=wn, rng=rng, word_choice=word_choice).text
+
+
+def test_substitution_sites_lists_every_eligible_word(wn) -> None:
+    chase = tagged(*CHASE)
+    assert substitution_sites(chase.tokens, chase.tags, wn, "hypernym") == [
+        (1, "canine"), (2, "pursue"), (4, "feline"), (7, "tract"),
+    ]  # fmt: skip
+    assert substitution_sites(chase.tokens, chase.tags, wn, "hypernym", first_only=True) == [
+        (1, "canine")
+    ]
+    skip = tagged("A blorf and an entity near a dog", "DT NN CC DT NN IN DT NN")
+    assert substitution_sites(skip.tokens, skip.tags, wn, "hypernym") == [(7, "canine")]
+
+
+def test_random_word_choice_is_seeded(wn) -> None:
+    chase = tagged(*CHASE)
+    for name in ("synonym", "hypernym"):
+        draws = [_draw(chase, name, seed, wn) for seed in range(8)]
+        assert draws == [_draw(chase, name, seed, wn) for seed in range(8)]  # same seed, same
+        assert len(set(draws)) > 1  # different seeds, different words
+
+
+def test_random_word_choice_covers_every_eligible_word(wn) -> None:
+    chase = tagged(*CHASE)
+    for name, expected in (("synonym", CHASE_SYNONYMS), ("hypernym", CHASE_HYPERNYMS)):
+        counts = Counter(_draw(chase, name, seed, wn) for seed in range(400))
+        assert set(counts) == expected
+        assert min(counts.values()) > 60  # about uniform: 100 expected each
+    # One eligible word: every seed picks it; none: unchanged.
+    skip = tagged("A blorf and an entity near a dog", "DT NN CC DT NN IN DT NN")
+    assert {_draw(skip, "hypernym", s, wn) for s in range(20)} == {
+        "A blorf and an entity near a canine"}
+    copula = tagged("It is red", "PRP VBZ JJ")
+    assert all(not alter(copula, "synonym", wordnet=wn, rng=np.random.default_rng(s)).changed
+               for s in range(5))
+
+
+def test_first_word_choice_reproduces_the_old_outputs(wn) -> None:
+    chase, horse = tagged(*CHASE), tagged("A man riding a horse .", "DT NN VBG DT NN .")
+    old = {  # outputs of vlcomp before the word_choice switch (first eligible word)
+        (chase, "synonym"): "A domestic dog chases a cat in the park",
+        (chase, "hypernym"): "A canine chases a cat in the park",
+        (horse, "synonym"): "A adult male riding a horse .",
+        (horse, "hypernym"): "A adult riding a horse .",
+    }
+    for (caption, name), text in old.items():
+        assert {_draw(caption, name, s, wn, "first") for s in range(10)} == {text}
+        relation = "synonym" if name == "synonym" else "hypernym"
+        assert substitute(caption.tokens, caption.tags, wn, relation).text == text
+    with pytest.raises(ValueError, match="unknown word_choice 'last'"):
+        alter(horse, "synonym", wordnet=wn, rng=np.random.default_rng(0), word_choice="last")
 
 
 def test_cli_builds_folder(linked_source: Path, tmp_path: Path, capsys) -> None:

@@ -299,6 +299,9 @@ rule retrieval_benchmark:
         runtime=30,
     params:
         queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
+        query_preprocess=lambda wc: BENCHMARK_SPECS[wc.benchmark].get(
+            "query_preprocess", "none"
+        ),
     script:
         "../scripts/retrieval_benchmark.py"
 
@@ -374,6 +377,7 @@ rule bison_altered_benchmark:
     params:
         alterations=config["benchmarks"].get("bison", {}).get("alterations", []),
         seeds=config["benchmarks"].get("bison", {}).get("alteration_seeds", [0]),
+        word_choice=config["benchmarks"].get("bison", {}).get("word_choice", "random"),
         spacy_model=config["nlp"]["spacy_model"],
     script:
         "../scripts/bison_altered_benchmark.py"

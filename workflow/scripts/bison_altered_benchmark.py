@@ -16,7 +16,9 @@ with job_log(snakemake.log[0]) as log:
                              "text": [texts[0] for texts in items.texts]})
     table = perturb_captions(captions, snakemake.params.alterations, snakemake.params.seeds,
                              nlp=load_spacy(snakemake.params.spacy_model),
-                             wordnet=load_wordnet(snakemake.input.wordnet))
+                             wordnet=load_wordnet(snakemake.input.wordnet),
+                             bison_word_choice=snakemake.params.word_choice)
+    log.info("word_choice=%s seeds=%s", snakemake.params.word_choice, snakemake.params.seeds)
     log.info("changed per alteration:\n%s", changed_summary(table).to_string(index=False))
     write_parquet(table, snakemake.output.altered)
     write_parquet(altered_items(items, table), snakemake.output.benchmark)

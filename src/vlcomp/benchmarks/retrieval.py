@@ -2,6 +2,11 @@
 
 Files (DESIGN §4): ``gallery.parquet`` (image_id) and ``queries.parquet`` (query_id,
 image_id, text). Retrieval runs both ways over the whole gallery (`vlcomp.metrics.retrieval`).
+
+``query_preprocess`` (config ``benchmarks.<name>_retrieval.query_preprocess`` and
+``benchmarks.robustness.galleries.<name>.query_preprocess``): ``pre_caption`` passes every query
+text through BLIP's ``pre_caption(text, 30)`` as ARO's ``dataset_zoo/retrieval.py`` does
+(`vlcomp.text.pre_caption`); ``none`` (default) keeps the captions as they are.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from vlcomp.text.pre_caption import preprocess_texts
 from vlcomp.train.data import finest_index
 from vlcomp.world.grammar import CaptionSpec, NounPhrase, render_caption
 from vlcomp.world.scene import Scene
@@ -82,3 +88,24 @@ def finest_caption_queries(captions: pd.DataFrame, image_ids: list[str]) -> pd.D
         rows.append({"query_id": str(group.caption_id.iloc[k]), "image_id": image_id,
                      "text": texts[k]})
     return pd.DataFrame(rows, columns=["query_id", "image_id", "text"])
+
+
+def preprocess_queries(queries: pd.DataFrame, method: str) -> pd.DataFrame:
+    """``queries`` with each text passed through ``method`` (``none``: the same frame, untouched;
+    ``pre_caption``); ids, order and other columns are kept."""
+    texts = preprocess_texts(queries.text, method)
+    return queries if method == "none" else queries.assign(text=texts)
+
+
+def retrieval_queries(
+    test: pd.DataFrame, image_ids: list[str], queries: str = "finest", preprocess: str = "none",
+) -> pd.DataFrame:
+    """The queries of a retrieval benchmark: each gallery image's finest caption (``finest``) or
+    every caption (``all``), then ``preprocess``-ed. Columns: query_id, image_id, text."""
+    if queries == "all":
+        table = gallery_queries(test, image_ids)[["query_id", "image_id", "text"]]
+    elif queries == "finest":
+        table = finest_caption_queries(test, image_ids)
+    else:
+        raise ValueError(f"unknown queries {queries!r}; known: finest, all")
+    return preprocess_queries(table, preprocess)

@@ -34,8 +34,12 @@ already negated (followed by not/n't/never, or preceded by not/never) and captio
 (also when the tagger mis-tags the verb, e.g. "chases" as ``NNS``) are left unchanged. Inserted at
 the start of the caption, "Not"/"Does" take the capital letter and the verb loses it.
 
-``substitute`` replaces **one** token, the first noun (``NN*``, WordNet POS ``n``) or verb (``VB*``
-except forms of be/have/do and modals, POS ``v``) with a candidate:
+``substitute`` replaces **one** token, a noun (``NN*``, WordNet POS ``n``) or verb (``VB*`` except
+forms of be/have/do and modals, POS ``v``) that has a candidate. Which one is the word choice
+(config ``benchmarks.bison.word_choice``): ``random`` (default; BISON supplementary F.1 "we
+randomly sample one noun or verb") draws it uniformly among the eligible tokens, those with a
+candidate, from the generator of the (caption, alteration, seed); ``first`` takes the first
+eligible token (vlcomp before this switch; the same for every seed). The candidate is:
 
 - ``relation="synonym"``: the first lemma over ``wordnet.synsets(word, pos)`` (synsets and lemmas
   in WordNet order) whose name differs, case-insensitively, from the word and from its ``morphy``
@@ -73,6 +77,9 @@ Relation = Literal["synonym", "hypernym"]
 
 ALTERATIONS: tuple[str, ...] = ("negate", "synonym", "hypernym", "permute", "reverse")
 """Names accepted by ``alter``."""
+WORD_CHOICES: tuple[str, ...] = ("random", "first")
+"""How ``synonym`` / ``hypernym`` pick the substituted word (module docstring)."""
+DEFAULT_WORD_CHOICE = "random"
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 BE_FORMS = frozenset({"am", "is", "are", "was", "were", "'m", "'re", "'s"})
@@ -205,6 +212,39 @@ def substitution_candidate(
     raise ValueError(f"unknown relation {relation!r}; known: 'synonym', 'hypernym'")
 
 
+def check_word_choice(word_choice: str) -> None:
+    """Raise a ValueError unless ``word_choice`` is one of ``WORD_CHOICES``."""
+    if word_choice not in WORD_CHOICES:
+        raise ValueError(f"unknown word_choice {word_choice!r}; known: {', '.join(WORD_CHOICES)}")
+
+
+def substitution_sites(
+    tokens: Sequence[str],
+    tags: Sequence[str],
+    wordnet: OfflineWordNetReader,
+    relation: Relation = "synonym",
+    *,
+    pos: Sequence[str] = ("n", "v"),
+    first_only: bool = False,
+) -> list[tuple[int, str]]:
+    """``(index, replacement)`` of every eligible token in caption order (only the first one when
+    ``first_only``): a noun or verb of WordNet POS in ``pos`` with a ``relation`` candidate."""
+    _check_aligned(tokens, tags)
+    if relation not in ("synonym", "hypernym"):
+        raise ValueError(f"unknown relation {relation!r}; known: 'synonym', 'hypernym'")
+    sites = []
+    for i, (token, tag) in enumerate(zip(tokens, tags, strict=True)):
+        wn_pos = _wordnet_pos(token, tag)
+        if wn_pos is None or wn_pos not in pos:
+            continue
+        candidate = substitution_candidate(token, wn_pos, wordnet, relation)
+        if candidate is not None:
+            sites.append((i, candidate))
+            if first_only:
+                break
+    return sites
+
+
 def substitute(
     tokens: Sequence[str],
     tags: Sequence[str],
@@ -212,24 +252,21 @@ def substitute(
     relation: Relation = "synonym",
     *,
     pos: Sequence[str] = ("n", "v"),
+    rng: np.random.Generator | None = None,
 ) -> Perturbed:
-    """Replace the first noun or verb that has a ``relation`` candidate (module docstring).
+    """Replace one noun or verb that has a ``relation`` candidate (module docstring).
 
-    ``pos`` limits the candidates to WordNet nouns (``"n"``) and/or verbs (``"v"``).
+    With ``rng`` the token is drawn uniformly among the eligible ones (word choice ``random``);
+    without, the first eligible token is replaced (``first``). ``pos`` limits the candidates to
+    WordNet nouns (``"n"``) and/or verbs (``"v"``).
     """
-    _check_aligned(tokens, tags)
-    if relation not in ("synonym", "hypernym"):
-        raise ValueError(f"unknown relation {relation!r}; known: 'synonym', 'hypernym'")
+    sites = substitution_sites(tokens, tags, wordnet, relation, pos=pos, first_only=rng is None)
     tokens = list(tokens)
-    for i, (token, tag) in enumerate(zip(tokens, tags, strict=True)):
-        wn_pos = _wordnet_pos(token, tag)
-        if wn_pos is None or wn_pos not in pos:
-            continue
-        candidate = substitution_candidate(token, wn_pos, wordnet, relation)
-        if candidate is not None:
-            tokens[i] = candidate
-            return Perturbed(_join(tokens), True)
-    return Perturbed(_join(tokens), False)
+    if not sites:
+        return Perturbed(_join(tokens), False)
+    i, candidate = sites[0] if rng is None else sites[int(rng.integers(len(sites)))]
+    tokens[i] = candidate
+    return Perturbed(_join(tokens), True)
 
 
 def permute(tokens: Sequence[str], rng: np.random.Generator) -> Perturbed:
@@ -255,13 +292,20 @@ def alter(
     *,
     wordnet: OfflineWordNetReader,
     rng: np.random.Generator,
+    word_choice: str = DEFAULT_WORD_CHOICE,
 ) -> Perturbed:
-    """Apply the alteration ``name`` (one of ``ALTERATIONS``) to a tagged caption."""
+    """Apply the alteration ``name`` (one of ``ALTERATIONS``) to a tagged caption.
+
+    ``word_choice`` (one of ``WORD_CHOICES``) is how ``synonym`` / ``hypernym`` pick their word;
+    ``rng`` draws it (``random``) and the order of ``permute``.
+    """
+    check_word_choice(word_choice)
     if name == "negate":
         return negate(caption.tokens, caption.tags, wordnet)
     if name in ("synonym", "hypernym"):
         relation: Relation = "synonym" if name == "synonym" else "hypernym"
-        return substitute(caption.tokens, caption.tags, wordnet, relation)
+        return substitute(caption.tokens, caption.tags, wordnet, relation,
+                          rng=rng if word_choice == "random" else None)
     if name == "permute":
         return permute(caption.tokens, rng)
     if name == "reverse":

@@ -14,7 +14,6 @@ depend on the spaCy model version).
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from tqdm import tqdm
 
 from vlcomp.seeding import stable_rng
 from vlcomp.text.nlp import word_tokenize
+from vlcomp.text.pre_caption import pre_caption
 
 if TYPE_CHECKING:
     import spacy
@@ -44,24 +44,7 @@ PERTURBATIONS: tuple[str, ...] = (
 
 OUTPUT_COLUMNS = ("caption_id", "perturbation", "original", "perturbed", "changed")
 
-_PRE_CAPTION_PUNCT = re.compile(r"([.!\"()*#:;~])")
-_MULTI_SPACE = re.compile(r"\s{2,}")
 _PROGRESS_MIN_CAPTIONS = 1000
-
-
-def pre_caption(caption: str, max_words: int = 30) -> str:
-    """Normalise a caption like ARO/BLIP ``pre_caption``.
-
-    Lowercase; replace ``.!"()*#:;~`` by spaces (commas, apostrophes, ``?``, ``-`` and ``/`` are
-    kept); collapse runs of 2+ whitespace chars; strip; keep the first ``max_words`` words.
-    """
-    caption = _PRE_CAPTION_PUNCT.sub(" ", caption.lower())
-    caption = _MULTI_SPACE.sub(" ", caption)
-    caption = caption.rstrip("\n").strip(" ")
-    words = caption.split(" ")
-    if len(words) > max_words:
-        caption = " ".join(words[:max_words])
-    return caption
 
 
 def get_trigrams(tokens: Sequence[str]) -> list[list[str]]:

@@ -22,6 +22,9 @@ Switches (defaults reproduce the authors' code; config keys of ``benchmarks.robu
 * ``shuffle_tokens``: ``spacy`` permutes spaCy's own tokens of the raw caption in
   ``shuffle_nouns_and_adj`` / ``shuffle_allbut_nouns_and_adj`` (ARO's and Hendriksen's code);
   ``word_tokenize`` permutes the ``word_tokenize`` tokens, tagged by spaCy (older vlcomp).
+* ``bison_word_choice`` (``benchmarks.bison.word_choice``): ``random`` draws the word BISON's
+  ``synonym`` / ``hypernym`` replace among the eligible ones (BISON's supplement); ``first``
+  takes the first eligible word (older vlcomp).
 
 spaCy runs at most twice per caption, never per seed or type: once on the raw text (the
 noun/adjective shuffles), once on its ``word_tokenize`` tokens (synonyms, BISON alterations).
@@ -124,9 +127,11 @@ class Options:
     typo_impl: str = typos.DEFAULT_TYPO_IMPL
     distraction_wording: str = distraction.DEFAULT_DISTRACTION_WORDING
     shuffle_tokens: str = DEFAULT_SHUFFLE_TOKENS
+    bison_word_choice: str = bison_alterations.DEFAULT_WORD_CHOICE
 
     def __post_init__(self) -> None:
         typos.typo_functions(self.typo_impl)
+        bison_alterations.check_word_choice(self.bison_word_choice)
         distraction.distraction_functions(self.distraction_wording)
         if self.shuffle_tokens not in SHUFFLE_TOKENS:
             raise ValueError(f"unknown shuffle_tokens {self.shuffle_tokens!r}; "
@@ -179,7 +184,7 @@ def _appliers(wordnet: OfflineWordNetReader | None, options: Options) -> dict[st
         fns["synonym_adj"] = lambda c, r: synonyms.perturb(c.words, "adj").text
         for name in ("negate", "synonym", "hypernym"):
             fns[name] = lambda c, r, n=name: bison_alterations.alter(
-                c.words, n, wordnet=wordnet, rng=r).text
+                c.words, n, wordnet=wordnet, rng=r, word_choice=options.bison_word_choice).text
     return fns
 
 
@@ -225,17 +230,20 @@ def perturb_captions(
     nlp: spacy.Language | None = None, wordnet: OfflineWordNetReader | None = None,
     synonym_k: int = 1, typo_impl: str = typos.DEFAULT_TYPO_IMPL,
     distraction_wording: str = distraction.DEFAULT_DISTRACTION_WORDING,
-    shuffle_tokens: str = DEFAULT_SHUFFLE_TOKENS, progress: bool | None = None,
+    shuffle_tokens: str = DEFAULT_SHUFFLE_TOKENS,
+    bison_word_choice: str = bison_alterations.DEFAULT_WORD_CHOICE, progress: bool | None = None,
 ) -> pd.DataFrame:
     """Long table ``caption_id, perturbation, seed, original, perturbed, changed`` with one row
     per caption × perturbation × seed (deterministic perturbations repeat across seeds).
 
     ``nlp`` is needed for tag-based perturbations, ``wordnet`` for synonyms and BISON's
     negation and substitutions; errors name what is missing. ``typo_impl``,
-    ``distraction_wording`` and ``shuffle_tokens`` are the fidelity switches (module docstring).
+    ``distraction_wording``, ``shuffle_tokens`` and ``bison_word_choice`` are the fidelity
+    switches (module docstring).
     """
     names = tuple(perturbations)
-    options = Options(synonym_k, typo_impl, distraction_wording, shuffle_tokens)
+    options = Options(synonym_k, typo_impl, distraction_wording, shuffle_tokens,
+                      bison_word_choice)
     _check_input(captions, names, seeds, nlp, wordnet)
     texts = [str(t) for t in captions.text]
     views = _views(texts, names, nlp, shuffle_tokens)
