@@ -60,6 +60,7 @@ def _check_references(config: dict[str, Any]) -> None:
                                   "here) or 'model' (hub id or folder), not both")
         if "convert" in entry:
             _check_conversion(name, entry)
+        _check_pair_options(name, entry)
         if entry["family"] == "open_clip":
             if "arch" not in entry or ("pretrained" in entry) == ("run" in entry):
                 raise ConfigError(f"config.models.{name}: open_clip needs 'arch' and one of "
@@ -302,6 +303,32 @@ def _check_conversion(name: str, entry: dict[str, Any]) -> None:
     if entry.get("model", converted_folder(name)) != converted_folder(name):
         raise ConfigError(f"config.models.{name}.model: a converted model is read from "
                           f"{converted_folder(name)} (leave model out or give that)")
+
+
+# pair scores each family computes (`pair_score`; python: the factory's scorer decides)
+FAMILY_PAIR_SCORES = {"hf_blip_itm": ("itm_logit", "itm_prob", "itm_plus_itc"),
+                      "hf_flava": ("itm_prob", "itm_logit")}
+# benchmarks of (image, text) choices, scored per item: by name, or any ``*_order``
+CHOICE_NAMES = ("vg_relation", "vg_attribution", "order", "sugarcrepe", "bivlc", "winoground",
+                "bison", "bison_altered")
+
+
+def _check_pair_options(name: str, entry: dict[str, Any]) -> None:
+    """``pair_score`` fits the family; ``pair_benchmarks`` names choice benchmarks."""
+    score, family = entry.get("pair_score", "none"), entry["family"]
+    allowed = FAMILY_PAIR_SCORES.get(family)
+    if score != "none" and allowed is not None and score not in allowed:
+        raise ConfigError(f"config.models.{name}.pair_score: {score!r} is not a {family} "
+                          f"pair score (one of {list(allowed)}, or none)")
+    if score != "none" and family not in (*FAMILY_PAIR_SCORES, "python"):
+        raise ConfigError(f"config.models.{name}.pair_score: family {family} scores no pairs "
+                          "(hf_blip_itm, hf_flava or python)")
+    wrong = [b for b in entry.get("pair_benchmarks", [])
+             if b not in CHOICE_NAMES and not b.endswith("_order")]
+    if wrong:
+        raise ConfigError(f"config.models.{name}.pair_benchmarks: {wrong} are not choice "
+                          f"benchmarks ({', '.join(CHOICE_NAMES)} or *_order); retrieval and "
+                          "robustness always use the embeddings")
 
 
 def expand_models(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -122,10 +122,11 @@ PRIOR_TRAIN_IMAGES = (
     if "train_images" in VISUALGPTSCORE
     else {}
 )
+# (pair_score: none switches a model's pair scores off: cosine everywhere)
 PAIR_MODELS = [
     m
     for m, e in MODEL_ENTRIES.items()
-    if e["family"] == "hf_blip_lm" or "pair_score" in e
+    if e["family"] == "hf_blip_lm" or e.get("pair_score", "none") != "none"
 ]
 EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] != "hf_blip_lm"]
 # Pair models that also embed (BLIP ITM for retrieval): one job encodes each picture once for
@@ -250,6 +251,26 @@ CHOICE_BENCHMARKS = [
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
 ]
 CHOICE_BENCHMARK_PATTERN = union(CHOICE_BENCHMARKS)
+
+
+def cosine_benchmarks(model):
+    """A pair model's choice benchmarks outside its ``pair_benchmarks`` (FLAVA: all but
+    ARO's), scored in its score_pairs job by the cosine of the embeddings it writes."""
+    pairs = MODEL_ENTRIES[model].get("pair_benchmarks", CHOICE_BENCHMARKS)
+    return {
+        b: {
+            "images": expand(
+                "results/embeddings/{m}/images/{s}.npy",
+                m=model,
+                s=BENCHMARK_IMAGESETS[b],
+            ),
+            "texts": f"results/embeddings/{model}/texts/{b}.npy",
+        }
+        for b in CHOICE_BENCHMARKS
+        if b not in pairs
+    }
+
+
 BLIND_KINDS = (
     "aro_relation",
     "aro_attribution",

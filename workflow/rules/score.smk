@@ -155,6 +155,7 @@ rule score_pairs:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
         pair_options=lambda wc: {"kind": MODEL_ENTRIES[wc.model]["pair_score"]},
+        cosine=lambda wc: cosine_benchmarks(wc.model),
         batch_size=config["embed"].get("pair_batch_size", 64),
         image_batch=config["embed"].get("batch_size", 256),
         text_batch_size=config["embed"].get("text_batch_size", 32),

@@ -3,7 +3,10 @@ tower once (`vlcomp.score.pair_plan`): the score matrices of every choice benchm
 captioner (log P(t|i)) also the text priors of the image->text benchmarks (null images, and
 optionally sampled training images and a text-only LM, each over the union of their texts)
 and the retrieval galleries' score matrices (test and validation); for a model that also
-embeds (BLIP ITM) its image and text embeddings, the images from the same vision states.
+embeds (BLIP ITM, FLAVA) its image and text embeddings, the images from the same vision
+states, and the cosine score matrices of the choice benchmarks it does not score pair by pair
+(params ``cosine``: benchmark -> its ``images`` and ``texts`` embedding files, FLAVA outside
+ARO's benchmarks).
 
 Inputs: ``benchmarks`` (choice items, named by params ``choice``), ``imagesets`` (theirs);
 optional ``embed_imagesets`` and ``texts`` (image sets and text sources to embed),
@@ -24,7 +27,12 @@ from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_text_sets, save_embeddings
-from vlcomp.score.pair_jobs import benchmark_texts, prior_table, retrieval_galleries
+from vlcomp.score.pair_jobs import (
+    benchmark_texts,
+    cosine_item_scores,
+    prior_table,
+    retrieval_galleries,
+)
 from vlcomp.score.pair_plan import PairPlan, score_plan
 from vlcomp.score.pairs import image_index, table_refs
 from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
@@ -47,9 +55,12 @@ with job_log(snakemake.log[0]) as log:
     plan = PairPlan()
     choice = {name: read_parquet(path) for name, path in
               zip(p.choice, inp.benchmarks, strict=True)}
+    cosine = dict(getattr(p, "cosine", None) or {})
     for name, items in choice.items():
-        plan.add_items(items, images)
-        log.info("%s: %d items", name, len(items))
+        if name not in cosine:
+            plan.add_items(items, images)
+        log.info("%s: %d items (%s)", name, len(items),
+                 "cosine of embeddings" if name in cosine else "pair scores")
     galleries = {}
     for name, *files in zip(named(p, "retrieval"), named(inp, "galleries"),
                             named(inp, "queries"), named(inp, "test_images"),
@@ -79,8 +90,10 @@ with job_log(snakemake.log[0]) as log:
             plan.embed(ref)
     scored = score_plan(scorer, plan, batch_size=p.batch_size, image_batch=p.image_batch,
                         options=getattr(p, "pair_options", None))
-    for name, path in zip(p.choice, out.scores, strict=True):
-        write_parquet(scored.item_scores(choice[name], images), path)
+    score_paths = dict(zip(p.choice, out.scores, strict=True))
+    for name, path in score_paths.items():
+        if name not in cosine:
+            write_parquet(scored.item_scores(choice[name], images), path)
     for name, path in zip(named(p, "retrieval"), named(out, "retrieval"), strict=True):
         g = galleries[name]
         with atomic_path(path) as tmp, open(tmp, "wb") as handle:
@@ -122,4 +135,7 @@ with job_log(snakemake.log[0]) as log:
         n_texts = embed_text_sets(scorer, [read_parquet(t) for t in inp.texts], out.texts,
                                   out.text_ids, batch_size=p.text_batch_size)
         log.info("embedded %d image sets and %d distinct texts", len(embed_tables), n_texts)
+    for name, files in cosine.items():  # from the embeddings just written
+        write_parquet(cosine_item_scores(choice[name], files["images"], files["texts"]),
+                      score_paths[name])
     log.info(passes.summary())

@@ -17,7 +17,8 @@ it). Per model, as checked on tiny random models in ``tests/test_hf_dual_models.
 * AltCLIP: XLM-R text tower, first (``<s>``) token projected; CLIP image tower.
 * GroupViT: CLIP tokenizer and image processor; text pooled at the end-of-text token.
 * FLAVA: ``get_*_features`` project every token (``pooler_output`` is (n, tokens, d) in
-  transformers 5); the first (CLS) token is used, as ARO does (``[:, 0, :]``).
+  transformers 5); the first (CLS) token is used, as ARO does (``[:, 0, :]``). Family
+  ``hf_flava`` (`vlcomp.models.hf_flava`) gives the same embeddings plus FLAVA's ITM head.
 
 Texts are padded to the batch's longest (padding is masked: same embedding as ARO's
 ``padding="max_length"`` up to rounding). Only ``pixel_values`` reach the image tower, so a
@@ -98,14 +99,21 @@ class HFDualEncoderScorer:
         return self._embed((images[s : s + batch_size] for s in range(0, len(images),
                                                                        batch_size)), encode)
 
+    def _cut(self, texts: Sequence[str]) -> list[str]:
+        """Texts cut to ``max_chars`` (when set)."""
+        return [t[: self.max_chars] if self.max_chars else t for t in texts]
+
+    def _text_inputs(self, texts: Sequence[str]) -> Any:
+        """The processor's text inputs of a batch, padded to its longest, on the device."""
+        return self._processor(text=list(texts), padding=True, truncation=True,
+                               return_tensors="pt").to(self.device)
+
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
         self._load()
-        texts = [t[: self.max_chars] if self.max_chars else t for t in texts]
+        texts = self._cut(texts)
 
         def encode(batch):
-            inputs = self._processor(text=list(batch), padding=True, truncation=True,
-                                     return_tensors="pt").to(self.device)
-            return self._model.get_text_features(**inputs)
+            return self._model.get_text_features(**self._text_inputs(batch))
 
         # padding is masked, so a text's embedding depends on its batch only up to rounding
         return self._embed((texts[s : s + batch_size] for s in range(0, len(texts), batch_size)),

@@ -1,10 +1,11 @@
 """Build a scorer from a registry entry (`config: models:`), dispatching on `family`.
 
 Every family but ``hf_blip_lm`` is a dual encoder (`Scorer`: ``embed_images`` /
-``embed_texts``). ``hf_blip_itm`` also scores pairs jointly (``score_pairs``);
-``hf_blip_lm`` only scores pairs (``log_likelihood``, log P(text | image)), so it serves the
-pair-scoring steps, not the embedding ones. Family ``python`` is a researcher's own model,
-built by a function of theirs (``factory: "package.module:function"``).
+``embed_texts``). ``hf_blip_itm`` and ``hf_flava`` also score pairs jointly with their ITM
+heads (``score_pairs``); ``hf_blip_lm`` only scores pairs (``log_likelihood``,
+log P(text | image)), so it serves the pair-scoring steps, not the embedding ones. Family
+``python`` is a researcher's own model, built by a function of theirs
+(``factory: "package.module:function"``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from vlcomp.models.checkpoint import load_checkpoint
 from vlcomp.models.hf_blip import BlipItmScorer
 from vlcomp.models.hf_blip_lm import BlipCaptionScorer
 from vlcomp.models.hf_dual_encoder import HFDualEncoderScorer
+from vlcomp.models.hf_flava import FlavaScorer
 from vlcomp.models.open_clip_family import OpenClipScorer
 from vlcomp.models.world_clip import world_tokenizer, world_transform
 
@@ -60,6 +62,7 @@ FAMILIES: dict[str, ScorerFactory] = {
     "checkpoint": build_checkpoint_scorer,
     "hf_dual": HFDualEncoderScorer,
     "hf_blip_itm": BlipItmScorer,
+    "hf_flava": FlavaScorer,
     "hf_blip_lm": BlipCaptionScorer,
     "python": build_python_scorer,
 }

@@ -1,7 +1,9 @@
 """The parts of a pair-scoring model's single job (`workflow/scripts/score_pair_model.py`):
 retrieval galleries for log P(t|i) (VisualGPTScore Table 4), text-prior tables
-(VisualGPTScore Eq. 6) per benchmark from priors computed once over the union of texts, and
-where each benchmark's outputs come from in a `PlanScores`."""
+(VisualGPTScore Eq. 6) per benchmark from priors computed once over the union of texts,
+where each benchmark's outputs come from in a `PlanScores`, and the cosine score matrices of
+the choice benchmarks a model that also embeds does not score pair by pair (FLAVA outside
+ARO's benchmarks: ``pair_benchmarks``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import pandas as pd
 
 from vlcomp.benchmarks.retrieval import finest_caption_queries, gallery_queries
 from vlcomp.metrics.debias import log_mean_exp
+from vlcomp.score.embeddings import load_stacked_embeddings
+from vlcomp.score.matrices import score_items
 from vlcomp.score.pairs import ImageRef, image_index
 
 
@@ -76,3 +80,12 @@ def prior_table(texts: Sequence[str], union: Sequence[str], null_per_image: np.n
     if llm is not None:
         table["log_prior_llm"] = np.asarray(llm, np.float64)[rows]
     return table
+
+
+def cosine_item_scores(items: pd.DataFrame, image_npys: Sequence[str],
+                       text_npy: str) -> pd.DataFrame:
+    """Choice items scored by the cosine of saved embeddings (the benchmark's image sets and
+    its texts), as score_and_metrics scores embedding models."""
+    image_emb, image_rows = load_stacked_embeddings(list(image_npys))
+    text_emb, text_rows = load_stacked_embeddings([text_npy])
+    return score_items(items, image_emb, image_rows, text_emb, text_rows)
