@@ -21,22 +21,23 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 31 files from vlcomp.data.sources, 8 zips unpacked, Flickr30k checked
-    "download_file": 31, "unpack_archive": 8, "check_manual_download": 1, "wordnet": 1,
+    # 32 files from vlcomp.data.sources, 8 zips unpacked, Flickr30k checked
+    "download_file": 32, "unpack_archive": 8, "check_manual_download": 1, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
+    "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
     "bison_altered_benchmark": 1, "winoground_benchmark": 1,
     "perturb_order": 10, "order_benchmark": 2, "retrieval_benchmark": 2,
-    "robustness_gallery": 4, "perturb_texts": 1, "perturb_images": 18,
-    # ARO: NegCLIP's released TSV (negatives + neighbours); BiVLC: LLM negatives, TROHN-Img
-    # selection, SDXL
-    "negclip_release": 1,
-    "sugarcrepe_negatives": 1, "trohn_img_negatives": 1, "generate_candidates": 2,
-    "filter_generated": 2, "train_clip": 5, "train_detectors": 2,
-    # 14 dual encoders embed; 2 BLIP ITMs embed and score pairs in one job each, 3 BLIP
-    # captioners score pairs, priors and galleries in one job each; 9 choice benchmarks
-    "embed_model": 14, "score_pairs": 2, "score_generative": 3,
-    "score_and_metrics": 126, "pair_metrics": 45,
+    "robustness_gallery": 6, "perturb_texts": 1, "perturb_images": 18,
+    # ARO: NegCLIP's released TSV (negatives + neighbours); BiVLC: the released TROHN-Text
+    # and TROHN-Img rows, SDXL for BiVLC's own construction only
+    "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
+    "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
+    # 13 dual encoders embed; 2 BLIP ITMs and FLAVA (ITM on ARO's 4 sets, cosine on the
+    # rest) embed and score pairs in one job each, 3 BLIP captioners score pairs, priors and
+    # galleries in one job each; 9 choice benchmarks
+    "embed_model": 13, "score_pairs": 3, "score_generative": 3,
+    "score_and_metrics": 117, "pair_metrics": 54,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
     "retrieval_metrics": 32, "robustness_metrics": 16,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,

@@ -104,6 +104,8 @@ def _check_references(config: dict[str, Any]) -> None:
             )
     _check_generation(config)
     _check_datasets(config)
+    for g, spec in (robustness or {}).get("galleries", {}).items():
+        _check_folder_gallery(config, g, spec)
     vectors = config["benchmarks"].get("bison", {}).get("vectors", {})
     if vectors.get("source") == "clip_tokens":
         run = vectors.get("run")
@@ -166,6 +168,39 @@ def _dataset_has_split(config: dict[str, Any], name: str, split: str) -> bool:
     from vlcomp.data.datasets import dataset_splits
 
     return split in dataset_splits(name, config["datasets"][name])
+
+
+def _check_folder_gallery(config: dict[str, Any], name: str, spec: dict[str, Any]) -> None:
+    """``t2i_gallery: folder``: the folder's dataset exists, holds the gallery's images (the
+    same collection) and every split (COCO's restval images in val2014 come with train); such
+    a gallery cannot feed ARO Tables 3-4 when perturbed (ARO ranks the test split, and its
+    image shuffles copy the test images only)."""
+    key = f"config.benchmarks.robustness.galleries.{name}"
+    if spec.get("t2i_gallery", "test") != "folder":
+        if "folder_dataset" in spec:
+            raise ConfigError(f"{key}.folder_dataset: only with t2i_gallery: folder")
+        return
+    dataset = spec.get("dataset", "world")
+    folder = spec.get("folder_dataset", dataset)
+    datasets = config.get("datasets", {})
+    if folder not in dataset_names(config):
+        raise ConfigError(f"{key}.folder_dataset: no dataset {folder!r} "
+                          f"(known: {dataset_names(config)})")
+    if (folder == "world") != (dataset == "world") or (
+            folder != "world" and datasets[folder].get("collection")
+            != datasets.get(dataset, {}).get("collection")):
+        raise ConfigError(f"{key}.folder_dataset: {folder!r} holds other images than the "
+                          f"gallery's dataset {dataset!r} (not the same collection)")
+    if folder != "world" and datasets[folder].get("source") not in ("karpathy", "karpathy_json"):
+        raise ConfigError(f"{key}.folder_dataset: {folder!r} is not a Karpathy dataset")
+    missing = [s for s in ("train", "val", "test") if not _dataset_has_split(config, folder, s)]
+    if missing:
+        raise ConfigError(f"{key}: t2i_gallery folder ranks every image of the folder, but "
+                          f"config.datasets.{folder}.splits has no {missing} (add them)")
+    if name in config["benchmarks"]["robustness"].get("perturbed_galleries", []) and \
+            "aro" in spec.get("tables", ["aro"]):
+        raise ConfigError(f"{key}.tables: a folder gallery cannot feed ARO Tables 3-4 (aro): "
+                          "ARO ranks the test split; name the tables without aro")
 
 
 def _check_gallery_splits(config: dict[str, Any]) -> None:

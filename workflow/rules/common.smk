@@ -30,7 +30,7 @@ from vlcomp.data.sources import (  # noqa: E402
 )
 from vlcomp.report.published import COMPARED as PUBLISHED_FOR  # noqa: E402
 from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
-from vlcomp.report.robustness import fg_notes  # noqa: E402
+from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
@@ -213,6 +213,18 @@ GALLERY_DATASET = {
     for g, spec in ROBUSTNESS.get("galleries", {}).items()
 }
 GALLERY_IMAGESET = {g: f"{d}_test" for g, d in GALLERY_DATASET.items()}
+# the report tables each gallery feeds (default all); ARO's image shuffles only for "aro"
+GALLERY_TABLES = {
+    g: list(spec.get("tables", GALLERY_TABLE_NAMES))
+    for g, spec in ROBUSTNESS.get("galleries", {}).items()
+}
+# t2i_gallery: folder: text->image also ranks the rest of the image folder of a dataset
+# (folder_dataset, default the gallery's), an image set of the folder's non-test images
+FOLDER_IMAGESET = {
+    g: f"{spec.get('folder_dataset', GALLERY_DATASET[g])}_folder_extra"
+    for g, spec in ROBUSTNESS.get("galleries", {}).items()
+    if spec.get("t2i_gallery", "test") == "folder"
+}
 IMAGE_CONDITIONS = {
     g: [
         (name, seed, f"{GALLERY_IMAGESET[g]}_{name}_s{seed}")
@@ -220,6 +232,7 @@ IMAGE_CONDITIONS = {
         for seed in ROBUSTNESS_SEEDS
     ]
     for g in ROBUSTNESS.get("perturbed_galleries", [])
+    if "aro" in GALLERY_TABLES[g]
 }
 RELEVANCE_MODEL = ROBUSTNESS.get("relevance_model", "")
 
@@ -239,8 +252,8 @@ def benchmark_imagesets(benchmark):
         return ["world_test", "winoground_world"] if world else ["winoground"]
     if kind in ("bison", "bison_altered"):
         return ["world_test"] if world else ["bison"]
-    # robustness: the galleries' test images, then their shuffled copies
-    clean = list(dict.fromkeys(GALLERY_IMAGESET.values()))
+    # robustness: the galleries' test images, the folders' other images, shuffled copies
+    clean = list(dict.fromkeys([*GALLERY_IMAGESET.values(), *FOLDER_IMAGESET.values()]))
     return clean + [c[2] for conds in IMAGE_CONDITIONS.values() for c in conds]
 
 
@@ -739,7 +752,8 @@ def robustness_gallery_files(kind, galleries=None):
 
 
 def gallery_inputs(wildcards):
-    """A gallery's test images and captions; world galleries also read the scenes."""
+    """A gallery's test images and captions; world galleries also read the scenes, folder
+    galleries the image set of their folder's other images."""
     data = GALLERY_DATASET[wildcards.gallery]
     inputs = {
         "imageset": f"results/imagesets/{data}_test.parquet",
@@ -747,6 +761,10 @@ def gallery_inputs(wildcards):
     }
     if data == "world":
         inputs["scenes"] = "results/data/world/scenes.jsonl"
+    if wildcards.gallery in FOLDER_IMAGESET:
+        inputs["folder"] = (
+            f"results/imagesets/{FOLDER_IMAGESET[wildcards.gallery]}.parquet"
+        )
     return inputs
 
 

@@ -17,12 +17,32 @@ rule wordnet:
         "../scripts/build_wordnet.py"
 
 
+rule imageset_folder:
+    input:
+        "results/data/{dataset}/images.parquet",
+    output:
+        "results/imagesets/{dataset}_folder_extra.parquet",
+    log:
+        "logs/imagesets/{dataset}_folder_extra.log",
+    benchmark:
+        "benchmarks/imageset_folder/{dataset}.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    script:
+        "../scripts/imageset_folder.py"
+
+
 rule robustness_gallery:
     input:
         unpack(gallery_inputs),
     output:
         gallery="results/benchmarks/robustness/{gallery}/gallery.parquet",
         queries="results/benchmarks/robustness/{gallery}/queries.parquet",
+        t2i_extra="results/benchmarks/robustness/{gallery}/t2i_extra.parquet",
     log:
         "logs/benchmarks/robustness_{gallery}.log",
     benchmark:
@@ -37,6 +57,11 @@ rule robustness_gallery:
         runtime=30,
     params:
         spec=lambda wc: ROBUSTNESS["galleries"][wc.gallery],
+        imagesets=lambda wc: {
+            "test": GALLERY_IMAGESET[wc.gallery],
+            "folder": FOLDER_IMAGESET.get(wc.gallery, ""),
+        },
+        fg=lambda wc: DATASETS[GALLERY_DATASET[wc.gallery]].get("fg", False),
     script:
         "../scripts/robustness_gallery.py"
 
@@ -100,6 +125,7 @@ rule robustness_metrics:
         unpack(lambda wc: robustness_embeddings(wc.model)),
         galleries=robustness_gallery_files("gallery"),
         queries=robustness_gallery_files("queries"),
+        t2i_extra=robustness_gallery_files("t2i_extra"),
         perturbed="results/perturbed/robustness/queries.parquet",
     output:
         json="results/metrics/{model}/robustness.json",
@@ -114,9 +140,12 @@ rule robustness_metrics:
     threads: 1
     resources:
         mem_mb=4000,
-        runtime=60,
+        # folder galleries: each COCO condition ranks 25k queries x 40.5k images
+        runtime=180 if FOLDER_IMAGESET else 60,
     params:
         galleries=list(ROBUSTNESS.get("galleries", {})),
+        gallery_specs=ROBUSTNESS.get("galleries", {}),
+        gallery_tables=GALLERY_TABLES,
         perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),
         imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
         gallery_imagesets=GALLERY_IMAGESET,
@@ -161,5 +190,6 @@ rule uncertainty_robustness:
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],
         method=UNCERTAINTY["method"],
+        gallery_tables=GALLERY_TABLES,
     script:
         "../scripts/uncertainty_robustness.py"

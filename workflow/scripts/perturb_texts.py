@@ -14,7 +14,11 @@ from vlcomp.text.wordnet import load_wordnet
 with job_log(snakemake.log[0]) as log:
     names = list(snakemake.params.perturbations)
     queries = pd.concat([read_parquet(p) for p in snakemake.input.perturbed_queries])
-    queries = queries.drop_duplicates("query_id")
+    queries = queries.drop_duplicates(["query_id", "text"])
+    clash = queries.query_id[queries.query_id.duplicated()]
+    if len(clash):  # two galleries share a query id with different texts
+        raise ValueError(f"query {clash.iloc[0]!r} has different texts in two perturbed "
+                         "galleries; their perturbed texts would mix")
     nlp = load_spacy(snakemake.params.spacy_model) if set(names) & NEEDS_TAGS else None
     wordnet = load_wordnet(snakemake.input.wordnet) if set(names) & NEEDS_WORDNET else None
     start = time.perf_counter()

@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from vlcomp.jobs import job_log
+from vlcomp.report.robustness import gallery_notes
 from vlcomp.report.tables import build_table, read_results, write_table
 
 with job_log(snakemake.log[0]) as log:
@@ -11,6 +12,8 @@ with job_log(snakemake.log[0]) as log:
     if snakemake.params.get("groups") is not None:
         options["groups"] = snakemake.params.groups
     table = build_table(snakemake.params.table, results, **options)
-    write_table(table, Path(snakemake.output.csv).with_suffix(""),
-                notes=snakemake.params.get("notes") or ())
+    # robustness tables also say which images text->image ranked (from the records)
+    notes = [*(snakemake.params.get("notes") or ()),
+             *gallery_notes(snakemake.params.table, results)]
+    write_table(table, Path(snakemake.output.csv).with_suffix(""), notes=notes)
     log.info("\n%s", table)

@@ -1,5 +1,6 @@
 """Retrieval of one model on every robustness condition: clean galleries, perturbed texts and
-shuffled images (ARO Tables 3-4, Hendriksen et al.); per-item outcomes for their bootstrap CIs."""
+shuffled images (ARO Tables 3-4, Hendriksen et al.); per-item outcomes for their bootstrap CIs.
+Each record also names its gallery's ``t2i_gallery`` and the ``tables`` it feeds."""
 
 import pandas as pd
 
@@ -23,19 +24,25 @@ with job_log(snakemake.log[0]) as log:
     relevance = embeddings(snakemake.input.relevance_images, snakemake.input.relevance_texts)
     perturbed = read_parquet(snakemake.input.perturbed)
     records, items = [], []
-    for gallery, g_path, q_path in zip(p.galleries, snakemake.input.galleries,
-                                       snakemake.input.queries, strict=True):
+    for gallery, g_path, q_path, e_path in zip(p.galleries, snakemake.input.galleries,
+                                               snakemake.input.queries,
+                                               snakemake.input.t2i_extra, strict=True):
         image_ids = read_parquet(g_path).image_id.tolist()
         queries = read_parquet(q_path)
+        extra = read_parquet(e_path)
         chosen = gallery in p.perturbed_galleries
-        records += evaluate_gallery(
+        mine = evaluate_gallery(
             gallery, image_ids, queries, model, relevance,
             perturbed=perturbed if chosen else None,
             image_conditions=p.image_conditions.get(gallery, ()) if chosen else (),
             clean_imageset=p.gallery_imagesets[gallery], items=items,
+            t2i_extra=list(zip(extra.imageset, extra.image_id, strict=True)),
         )
-        log.info("%s: %d images, %d queries; clean %s", gallery, len(image_ids), len(queries),
-                 next(r for r in records if r["gallery"] == gallery))
+        spec = p.gallery_specs[gallery]
+        records += [{**r, "t2i_gallery": spec.get("t2i_gallery", "test"),
+                     "tables": " ".join(p.gallery_tables[gallery])} for r in mine]
+        log.info("%s: %d images, %d queries, text->image over %d images; clean %s", gallery,
+                 len(image_ids), len(queries), mine[0]["t2i_images"], mine[0])
     write_json({"benchmark": "robustness", "model": snakemake.wildcards.model,
                 "relevance_model": p.relevance_model, "conditions": records},
                snakemake.output.json)

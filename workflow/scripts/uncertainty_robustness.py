@@ -13,6 +13,8 @@ with job_log(snakemake.log[0]) as log:
     boot = RobustnessBootstrap(items, n_resamples=p.resamples, seed=p.seed,
                                confidence=p.confidence, method=p.method)
     intervals = boot.table(p.groups)
+    # which report tables each gallery feeds (config ... galleries.<g>.tables)
+    intervals["tables"] = intervals.gallery.map(lambda g: " ".join(p.gallery_tables[g]))
     write_csv(intervals, out.intervals, index=False)
     comparisons = boot.comparisons()
     write_csv(comparisons, out.comparisons, index=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import pandas as pd
@@ -195,3 +195,22 @@ def build_caption_dataset(
     if len(dup):
         raise ValueError(f"datasets.{name}: image {dup.iloc[0]!r} is in two splits")
     return image_table, _with_fg(pd.concat(captions, ignore_index=True), fg_file)
+
+
+def folder_images(images: pd.DataFrame) -> pd.DataFrame:
+    """The images of a dataset's image folder: every image (any split) whose file lies in a
+    folder holding a test image. COCO Karpathy: the val, test and restval images (restval
+    comes with the train split), all in ``val2014`` (40,504 with every split), not
+    ``train2014``; Flickr30k: every split (31,783); the world: every image."""
+    parents = images.path.map(lambda p: str(PurePath(p).parent))
+    folders = set(parents[images.split == "test"])
+    if not folders:
+        raise ValueError("no test images: the image folder is the test images' folder")
+    return images[parents.isin(folders)].reset_index(drop=True)
+
+
+def folder_extra_images(images: pd.DataFrame) -> pd.DataFrame:
+    """`folder_images` outside the test split (image_id, path): what a text-to-image gallery
+    over the whole folder adds to the test images."""
+    folder = folder_images(images)
+    return folder[folder.split != "test"][["image_id", "path"]].reset_index(drop=True)

@@ -13,12 +13,18 @@ for one perturbation seed. Each record holds, in percent:
 * ``t2i_decreased`` / ``t2i_increased`` / ``t2i_unchanged``: the share of queries whose
   rsum = R@1+R@5+R@10 dropped, rose or stayed under the perturbation (clean conditions: 0).
 Ties rank the wrong item first (`vlcomp.metrics.ranking`).
+
+Text→image may rank more images than the gallery's (``t2i_extra``: Hendriksen et al. ranked
+the whole image folder, `config.benchmarks.robustness.galleries.<g>.t2i_gallery: folder`):
+the extra images are never relevant to a query and are not items of the bootstrap; the
+relevance model's gains cover them too. Image→text always ranks the gallery's captions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import numpy as np
@@ -41,10 +47,19 @@ UNSCALED = frozenset({"t2i_dcg10"})  # metrics that are not percentages
 
 @dataclass
 class Side:
-    """One model's (or the relevance model's) embeddings of a condition's images and texts."""
+    """One model's (or the relevance model's) embeddings of a condition's images and texts,
+    and of the extra images text→image ranks after the gallery's (none by default)."""
 
     images: np.ndarray
     texts: np.ndarray
+    t2i_extra: np.ndarray | None = None
+
+    @property
+    def t2i_images(self) -> np.ndarray:
+        """The images text→image ranks: the gallery's, then the extra ones."""
+        if self.t2i_extra is None or not len(self.t2i_extra):
+            return self.images
+        return np.concatenate([self.images, self.t2i_extra])
 
 
 def _round(x: float) -> float:
@@ -52,10 +67,12 @@ def _round(x: float) -> float:
 
 
 def rank_both(side: Side, text_image: np.ndarray) -> tuple[Ranking, Ranking]:
-    """i2t and t2i rankings; ``text_image[t]`` is the gallery row text ``t`` describes."""
+    """i2t and t2i rankings; ``text_image[t]`` is the gallery row text ``t`` describes.
+    Text→image ranks `Side.t2i_images` (extra images follow the gallery's rows)."""
     n_img = len(side.images)
     i2t = rank_features(side.images, side.texts, np.arange(n_img), text_image)
-    t2i = rank_features(side.texts, side.images, text_image, np.arange(n_img))
+    t2i_images = side.t2i_images
+    t2i = rank_features(side.texts, t2i_images, text_image, np.arange(len(t2i_images)))
     return i2t, t2i
 
 
@@ -77,7 +94,7 @@ def condition_items(
     true_i2t = hendriksen_recalls(i2t, "i2t", ks)
     for k in ks:
         per_image[f"i2t_true_r{k}"] = true_i2t[f"r{k}"]
-    per_query["t2i_dcg10"] = relevance_dcg(t2i, relevance.texts, relevance.images)
+    per_query["t2i_dcg10"] = relevance_dcg(t2i, relevance.texts, relevance.t2i_images)
     rsum = hendriksen_recalls(t2i, "t2i", ks)["rsum"]
     labels = split_labels(rsum if clean_t2i_rsum is None else clean_t2i_rsum, rsum)
     for name in SPLITS:
@@ -114,41 +131,65 @@ class Embeddings:
         self.images = images
         self.texts = texts
 
-    def side(self, imageset: str, image_ids: Sequence[str], texts: Sequence[str]) -> Side:
-        """The gallery's images from ``imageset`` and the given texts, in order."""
-        emb, rows = self.images[imageset]
-        missing = [i for i in image_ids if i not in rows]
-        if missing:
-            raise ValueError(f"image set {imageset!r}: no embedding for {missing[:3]}")
+    def side(self, imageset: str, image_ids: Sequence[str], texts: Sequence[str],
+             t2i_extra: np.ndarray | None = None) -> Side:
+        """The gallery's images from ``imageset`` and the given texts, in order (and the
+        extra text→image rows, from `extra_images`)."""
         t_emb, t_rows = self.texts
         absent = [t for t in texts if t not in t_rows]
         if absent:
             raise ValueError(f"no text embedding for {len(absent)} texts, e.g. {absent[:2]}")
-        return Side(emb[[rows[i] for i in image_ids]], t_emb[[t_rows[t] for t in texts]])
+        return Side(self._rows(imageset, image_ids), t_emb[[t_rows[t] for t in texts]],
+                    t2i_extra)
+
+    def extra_images(self, extra: Sequence[tuple[str, str]]) -> np.ndarray | None:
+        """Embeddings of ``(image set, image id)`` pairs, in order (None for none)."""
+        if not len(extra):
+            return None
+        runs = groupby(extra, key=lambda pair: pair[0])  # consecutive rows of one set
+        return np.concatenate([self._rows(s, [i for _, i in run]) for s, run in runs])
+
+    def _rows(self, imageset: str, image_ids: Sequence[str]) -> np.ndarray:
+        emb, rows = self.images[imageset]
+        missing = [i for i in image_ids if i not in rows]
+        if missing:
+            raise ValueError(f"image set {imageset!r}: no embedding for {missing[:3]}")
+        return emb[[rows[i] for i in image_ids]]
 
 
 def evaluate_gallery(
     gallery: str, image_ids: Sequence[str], queries: pd.DataFrame, model: Embeddings,
     relevance: Embeddings, perturbed: pd.DataFrame | None = None,
     image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
-    items: list[pd.DataFrame] | None = None,
+    items: list[pd.DataFrame] | None = None, t2i_extra: Sequence[tuple[str, str]] = (),
 ) -> list[dict[str, Any]]:
     """Records of one gallery: clean, then each (text perturbation, seed) of ``perturbed``
     (rows ``caption_id`` = query id, ``perturbation``, ``seed``, ``perturbed``, ``changed``),
-    then each image condition ``(perturbation, seed, image set)``. With ``items``, each
-    condition's per-item outcomes are appended to it (`item_frame`)."""
+    then each image condition ``(perturbation, seed, image set)``. Text→image also ranks the
+    ``t2i_extra`` images ``(image set, image id)``, in every condition (image conditions
+    shuffle the gallery's images only). Each record holds ``images`` (the gallery's) and
+    ``t2i_images`` (how many each text→image query ranks). With ``items``, each condition's
+    per-item outcomes are appended to it (`item_frame`)."""
     position = {i: k for k, i in enumerate(image_ids)}
+    overlap = position.keys() & {i for _, i in t2i_extra}
+    if overlap:
+        raise ValueError(f"gallery {gallery}: extra t2i images {sorted(overlap)[:3]} are "
+                         "gallery images already")
     text_image = np.array([position[i] for i in queries.image_id], dtype=np.int64)
     query_ids = [str(q) for q in queries.query_id]
+    extra = {m: m.extra_images(t2i_extra) for m in (model, relevance)}
+    sizes = {"images": len(image_ids), "t2i_images": len(image_ids) + len(t2i_extra)}
     records: list[dict[str, Any]] = []
+
+    def side(m: Embeddings, imageset: str, texts: list[str]) -> Side:
+        return m.side(imageset, image_ids, texts, extra[m])
 
     def run(kind: str, name: str, seed: int, imageset: str, texts: list[str],
             clean: np.ndarray | None, changed: np.ndarray) -> np.ndarray:
         per_image, per_query, rsum = condition_items(
-            model.side(imageset, image_ids, texts), relevance.side(imageset, image_ids, texts),
-            text_image, clean)
+            side(model, imageset, texts), side(relevance, imageset, texts), text_image, clean)
         records.append({"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed,
-                        "changed_pct": round(100 * float(np.mean(changed)), 2),
+                        "changed_pct": round(100 * float(np.mean(changed)), 2), **sizes,
                         **record_of(per_image, per_query)})
         if items is not None:
             condition = {"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed}

@@ -7,6 +7,12 @@
   captions the perturbation changed, and image→text true recall R@1/5/10.
 * Granularity: every gallery unperturbed (coarse vs original vs fine-grained captions).
 
+A gallery feeds the tables its conditions' ``tables`` field names (config
+``galleries.<g>.tables``: ``aro`` for Tables 3-4, ``hendriksen``, ``granularity``; absent:
+all), so that ARO's 1k/5k test galleries and Hendriksen's whole-folder text→image galleries
+(``t2i_gallery: folder``) can be evaluated side by side; `gallery_notes` says under each
+table which images text→image ranked.
+
 Every row is a (strategy or gallery, model) pair; models with training seeds are grouped
 (mean ± sample std over seeds); a single model with several perturbation seeds shows the
 spread over those instead.
@@ -27,7 +33,13 @@ Results = Mapping[str, Mapping[str, Mapping[str, Any]]]
 NAN = float("nan")
 
 GALLERY_LABELS = {"coco": "COCO-like", "flickr": "Flickr-like", "coco_coarse": "COCO-like coarse",
-                  "coco_fine": "COCO-like fine-grained"}
+                  "coco_fine": "COCO-like fine-grained", "flickr_fine": "Flickr-like fine-grained",
+                  "coco_hendriksen": "COCO-like (Hendriksen)",
+                  "flickr_hendriksen": "Flickr-like (Hendriksen)"}
+# the tables a gallery can feed (config galleries.<g>.tables), and each table's
+GALLERY_TABLE_NAMES = ("aro", "hendriksen", "granularity")
+TABLE_OF = {"robustness_aro_table3": "aro", "robustness_aro_table4": "aro",
+            "robustness_hendriksen": "hendriksen", "robustness_granularity": "granularity"}
 ARO_TEXT_STRATEGIES = {
     CLEAN: "No Shuffling",
     "shuffle_nouns_and_adj": "Shuffle only nouns and adj.",
@@ -156,12 +168,27 @@ def table_specs(conditions: Sequence[Condition]) -> dict[str, tuple[RowKey, Mapp
     def granularity(c: Condition) -> tuple[str, str] | None:
         return ("Unperturbed", _gallery(c["gallery"])) if c["kind"] == "clean" else None
 
-    return {
+    specs = {
         "robustness_aro_table3": (aro("text", text, ARO_TEXT_STRATEGIES), ARO_COLUMNS),
         "robustness_aro_table4": (aro("image", image, ARO_IMAGE_STRATEGIES), ARO_COLUMNS),
         "robustness_hendriksen": (hendriksen, HENDRIKSEN_COLUMNS),
         "robustness_granularity": (granularity, GRANULARITY_COLUMNS),
     }
+    return {name: (_only_fed(TABLE_OF[name], key), columns)
+            for name, (key, columns) in specs.items()}
+
+
+def feeds(condition: Condition, table: str) -> bool:
+    """Whether a condition's gallery feeds ``table`` (aro, hendriksen, granularity): its
+    ``tables`` field (space-separated names) names it, or it has none (older records)."""
+    names = condition.get("tables")
+    if not isinstance(names, str):  # absent, or NaN in a csv without the column filled
+        return True
+    return table in names.split()
+
+
+def _only_fed(table: str, key: RowKey) -> RowKey:
+    return lambda c: key(c) if feeds(c, table) else None
 
 
 def _build(name: str, results: Results, groups: Groups | None) -> pd.DataFrame:
@@ -201,7 +228,8 @@ def interval_cells(intervals: pd.DataFrame, groups: Groups
     a group, the perturbation seeds' for a single model (as the tables show it); the
     drop's metric is ``t2i_r1_drop`` and "captions changed %" the ``changed`` outcome."""
     metric_of = {"changed_pct": "changed"}
-    conditions = intervals[["gallery", "kind", "perturbation"]].drop_duplicates()
+    keys = ["gallery", "kind", "perturbation"] + (["tables"] if "tables" in intervals else [])
+    conditions = intervals[keys].drop_duplicates()
     specs = table_specs(conditions.to_dict("records"))
     indexed = intervals.set_index(["gallery", "kind", "perturbation", "model", "metric"])
     out: dict[tuple[str, str, str], Interval] = {}
@@ -223,6 +251,31 @@ def interval_cells(intervals: pd.DataFrame, groups: Groups
                         column] = (float(r.value), float(r.ci_low), float(r.ci_high),
                                    None if pd.isna(sd) else float(sd))
     return out
+
+
+def gallery_notes(table: str, results: Results) -> list[str]:
+    """The note under a robustness table naming, per gallery in it, which images text→image
+    ranked (its test images, or the whole image folder with their count) and what
+    image→text ranked; none for a table of test galleries only or another table."""
+    if table not in TABLE_OF:
+        return []
+    conditions = conditions_of(results)
+    key, _ = table_specs(conditions)[table]
+    shown = {c["gallery"]: c for c in conditions if key(c) is not None}
+    if not any(c.get("t2i_gallery") == "folder" for c in shown.values()):
+        return []
+    parts = [_gallery_note(g, c) for g, c in shown.items()]
+    return ["Galleries: " + "; ".join(parts) + "."]
+
+
+def _gallery_note(gallery: str, c: Condition) -> str:
+    images = int(c["images"])
+    if c.get("t2i_gallery") != "folder":
+        return f"{_gallery(gallery)}: both directions over its {images:,} test images"
+    return (f"{_gallery(gallery)}: T2I over the whole image folder ({int(c['t2i_images']):,} "
+            f"images: its {images:,} test images and every other image in their folder, as "
+            f"Hendriksen et al.'s released results), I2T over the captions of its {images:,} "
+            "test images")
 
 
 def conditions_of(results: Results, benchmark: str = "robustness") -> list[Condition]:
