@@ -62,6 +62,11 @@ PAPER_JOBS = {
 
 # hard_negatives.negclip.source: generate (the paper config reads NegCLIP's released TSV)
 REGENERATE_ONLY = {"negclip_negatives": 1, "embed_images": 1, "nearest_neighbours": 1}
+# hard_negatives.sugarcrepe.source and generation.trohn_img.source: generate (the paper
+# config reads BiVLC's released TROHN-Text and TROHN-Img): LLM negatives, TROHN-Img's
+# selection, its SDXL images and their filter
+TROHN_GENERATE_ONLY = {"sugarcrepe_negatives": 1, "trohn_img_negatives": 1,
+                       "generate_candidates": 2, "filter_generated": 2}
 
 
 def job_counts(stdout: str) -> dict[str, int]:
@@ -78,8 +83,10 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
     assert counts == PAPER_JOBS
     rules = snakemake("--list-rules", "--configfile", str(PAPER), cwd=tmp_path)
     defined = set(rules.stdout.split())
-    # mining NegCLIP's neighbour images runs only when its negatives are regenerated
-    assert defined - set(counts) == set(REGENERATE_ONLY) - {"negclip_negatives"}
+    # mining NegCLIP's neighbour images runs only when its negatives are regenerated; the
+    # LLM route stays defined beside the released TROHN-Text (nothing asks for its file)
+    assert defined - set(counts) == set(REGENERATE_ONLY) - {"negclip_negatives"} | {
+        "sugarcrepe_negatives"}
     # the heavy rules ask a cluster for a GPU (and memory, time)
     detail = snakemake("-n", "--configfile", str(PAPER), cwd=tmp_path).stdout
     resources = {}
@@ -88,8 +95,7 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             rule = block.split(":")[0].removeprefix("rule ")
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "embed_model", "score_pairs", "score_generative",
-             "generate_candidates", "filter_generated", "trohn_img_negatives",
-             "sugarcrepe_negatives", "train_detectors"]
+             "generate_candidates", "filter_generated", "train_detectors"]
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
@@ -111,6 +117,27 @@ def test_paper_dag_regenerates_negclip_data_behind_one_switch(tmp_path):
     detail = snakemake("-n", "--configfile", str(config), cwd=tmp_path).stdout
     block = detail.split("rule embed_images:")[1].split("\n\n")[0]
     assert "gpu=1" in block and "runtime=" in block and "mem_mb=" in block
+
+
+def test_paper_dag_regenerates_trohn_data_behind_two_switches(tmp_path):
+    """hard_negatives.sugarcrepe.source / generation.trohn_img.source: generate build
+    TROHN-Text and TROHN-Img as BiVLC did (LLM, selection, SDXL) instead of reading them."""
+    cfg = yaml.safe_load(PAPER.read_text())
+    cfg["hard_negatives"]["sugarcrepe"]["source"] = "generate"
+    cfg["generation"]["trohn_img"]["source"] = "generate"
+    for run in ("trohn_text", "trohn_img"):  # no released validation rows: R@1 on val2017
+        cfg["train"][run]["selection"] = "val_recall"
+    config = tmp_path / "generate.yaml"
+    config.write_text(yaml.safe_dump(cfg))
+    result = snakemake("-n", "--quiet", "rules", "--configfile", str(config), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    counts = job_counts(result.stdout)
+    assert "trohn_text_release" not in counts and "trohn_img_release" not in counts
+    assert {rule: counts.get(rule) for rule in TROHN_GENERATE_ONLY} == TROHN_GENERATE_ONLY
+    detail = snakemake("-n", "--configfile", str(config), cwd=tmp_path).stdout
+    for rule in TROHN_GENERATE_ONLY:
+        block = detail.split(f"rule {rule}:")[1].split("\n\n")[0]
+        assert "gpu=1" in block and "runtime=" in block and "mem_mb=" in block, rule
 
 
 def test_paper_config_does_not_inherit_the_world(tmp_path):

@@ -238,6 +238,14 @@ def _check_generation(config: dict[str, Any]) -> None:
                                   f"(known: {sorted(models)})")
         if block.get("filter", {}).get("decider") == "model" and "model" not in block["filter"]:
             raise ConfigError(f"config.generation.{name}.filter: decider 'model' needs 'model'")
+    if "source" in generation.get("bivlc", {}):
+        raise ConfigError("config.generation.bivlc.source: only TROHN-Img has a released set "
+                          "(generation.trohn_img.source)")
+    trohn_img = generation.get("trohn_img", {})
+    if trohn_img.get("source", "generate") == "release" \
+            and trohn_img.get("dataset", "world") == "world":
+        raise ConfigError("config.generation.trohn_img.dataset: the released TROHN-Img names "
+                          "COCO 2017 images; set a COCO 2017 caption dataset")
     bivlc = config["benchmarks"].get("bivlc")
     if bivlc is not None and bivlc.get("source", "world") == "world" \
             and bivlc.get("negatives", "rendered") == "generated" \
@@ -253,6 +261,26 @@ def _check_generation(config: dict[str, Any]) -> None:
         if "trohn_img" not in generation or "bivlc" not in config["benchmarks"]:
             raise ConfigError("config.detectors: needs config.generation.trohn_img (training "
                               "data) and config.benchmarks.bivlc (evaluation)")
+
+
+def _check_release(config: dict[str, Any], key: str, run: dict[str, Any]) -> None:
+    """Released TROHN rows fit their objective; BiVLC's selection has validation rows."""
+    objective = run.get("objective", "clip")
+    release = released_rows(config, run)
+    if release is not None and objective != release:
+        raise ConfigError(f"{key}.objective: BiVLC's released {release} rows train objective "
+                          f"{release!r}, not {objective!r}")
+    if release is not None and run.get("dataset", "world") == "world":
+        raise ConfigError(f"{key}.dataset: BiVLC's released {release} rows name COCO 2017 "
+                          "images; set a COCO 2017 caption dataset")
+    if run.get("selection") == "bivlc_val_accuracy" and objective != "clip" and release is None:
+        raise ConfigError(
+            f"{key}.selection: bivlc_val_accuracy for objective {objective!r} needs BiVLC's "
+            "released validation rows (hard_negatives.sugarcrepe.source or "
+            "generation.trohn_img.source: release); objective clip uses the val captions")
+    if run.get("val_split") == "bivlc_captions" and (objective != "clip" or release):
+        raise ConfigError(f"{key}.val_split: bivlc_captions (CLIP_COCO's 80/20 caption split) "
+                          "is for objective clip on a caption dataset")
 
 
 def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
@@ -293,6 +321,7 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
         raise ConfigError(
             f"{key}.generated: no config.generation.{run['generated']} section to build it"
         )
+    _check_release(config, key, run)
     if "neighbours" in run and run["neighbours"]["model"] not in config["models"]:
         raise ConfigError(
             f"{key}.neighbours.model: no model {run['neighbours']['model']!r} under config.models"
@@ -300,10 +329,25 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
 
 
 def released_negatives(config: dict[str, Any], run: dict[str, Any]) -> bool:
-    """Whether a run's hard negatives (and neighbour images) come from a paper's released
-    training data rather than vlcomp's generators (``hard_negatives.{name}.source``)."""
-    block = config.get("hard_negatives", {}).get(run.get("negatives", ""), {})
+    """Whether a run's NegCLIP negatives (and neighbour images) come from NegCLIP's released
+    training data rather than vlcomp's generators (``hard_negatives.negclip.source``)."""
+    if run.get("negatives") != "negclip":
+        return False
+    block = config.get("hard_negatives", {}).get("negclip", {})
     return block.get("source", "generate") == "release"
+
+
+def released_rows(config: dict[str, Any], run: dict[str, Any]) -> str | None:
+    """``trohn_text`` / ``trohn_img`` when a run trains on BiVLC's released rows
+    (``hard_negatives.sugarcrepe.source`` / ``generation.trohn_img.source: release``: one
+    instance per released row, best epoch on the released validation split), else None."""
+    if "generated" in run:
+        block = config.get("generation", {}).get(run["generated"], {})
+        return "trohn_img" if block.get("source", "generate") == "release" else None
+    if run.get("negatives") == "sugarcrepe":
+        block = config.get("hard_negatives", {}).get("sugarcrepe", {})
+        return "trohn_text" if block.get("source", "generate") == "release" else None
+    return None
 
 
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -15,6 +15,7 @@ from vlcomp.config import (  # noqa: E402
     expand_runs,
     model_groups,
     released_negatives,
+    released_rows,
     validate_config,
 )
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
@@ -197,7 +198,12 @@ VGS_NAMES = (
 # Generated negative images (BiVLC): sets under config.generation, and which negative
 # images the BiVLC benchmark uses (generated + filtered, or exact renders of edited scenes).
 GENERATION = config.get("generation", {})
-GENERATED_SET_PATTERN = "|".join(GENERATION) or "(?!)"
+# generation.trohn_img.source: release reads BiVLC's TROHN-Img instead of generating it
+TROHN_IMG_RELEASE = GENERATION.get("trohn_img", {}).get("source") == "release"
+GENERATED_SET_PATTERN = (
+    "|".join(g for g in GENERATION if not (g == "trohn_img" and TROHN_IMG_RELEASE))
+    or "(?!)"
+)
 TROHN_IMG_SELECTION = GENERATION.get("trohn_img", {}).get("selection", {})
 # the caption dataset whose SugarCrepe-style negatives TROHN-Img selects and illustrates
 TROHN_IMG_DATASET = GENERATION.get("trohn_img", {}).get("dataset", "world")
@@ -478,10 +484,18 @@ def train_inputs(wildcards):
         inputs["init"] = f"results/checkpoints/{run['init']}/model.pt"
     if "init_model" in run:
         inputs["init_model"] = model_files(run["init_model"])
-    if "negatives" in run:
+    release = released_rows(config, run)  # BiVLC's TROHN rows: one instance per row
+    if release == "trohn_text":
+        inputs["instances"] = f"results/negatives/{data}/sugarcrepe_release.parquet"
+        inputs["val_instances"] = (
+            f"results/negatives/{data}/sugarcrepe_release_val.parquet"
+        )
+    elif "negatives" in run:
         inputs["negatives"] = f"results/negatives/{data}/{run['negatives']}.parquet"
     if "generated" in run:
         inputs["instances"] = f"results/generated/{run['generated']}/instances.parquet"
+    if release == "trohn_img":
+        inputs["val_instances"] = "results/generated/trohn_img/instances_val.parquet"
     if released_negatives(config, run):  # the release's rows, negatives and neighbours
         inputs["pairs"] = f"results/pairs/{data}/{run['negatives']}_release.parquet"
     elif "neighbours" in run:

@@ -2,7 +2,35 @@
 # automatic filtering, TROHN-Img's caption selection, and natural-vs-synthetic detectors.
 
 
-if "trohn_img" in GENERATION:
+if TROHN_IMG_RELEASE:
+
+    rule trohn_img_release:
+        input:
+            images=f"results/data/{TROHN_IMG_DATASET}/images.parquet",
+            captions=f"results/data/{TROHN_IMG_DATASET}/captions.parquet",
+        output:
+            train="results/generated/trohn_img/instances.parquet",
+            val="results/generated/trohn_img/instances_val.parquet",
+            images=directory("results/generated/trohn_img/images"),
+            report="results/generated/trohn_img/release.json",
+        log:
+            "logs/generate/trohn_img_release.log",
+        benchmark:
+            "benchmarks/trohn_img_release.tsv"
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        resources:
+            mem_mb=16000,
+            runtime=240,
+        params:
+            name="trohn_img",
+            options=GENERATION["trohn_img"],
+            cache_dir="resources/hf_datasets",
+        script:
+            "../scripts/trohn_release.py"
+
+elif "trohn_img" in GENERATION:
 
     rule trohn_img_negatives:
         input:

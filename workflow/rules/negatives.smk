@@ -57,6 +57,34 @@ SUGARCREPE_NEGATIVES = config.get("hard_negatives", {}).get("sugarcrepe", {})
 SUGARCREPE_ROUTE = SUGARCREPE_NEGATIVES.get("route", "world")
 
 
+if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
+
+    rule trohn_text_release:
+        input:
+            images="results/data/{dataset}/images.parquet",
+            captions="results/data/{dataset}/captions.parquet",
+        output:
+            train="results/negatives/{dataset}/sugarcrepe_release.parquet",
+            val="results/negatives/{dataset}/sugarcrepe_release_val.parquet",
+            report="results/negatives/{dataset}/sugarcrepe_release.json",
+        log:
+            "logs/negatives/{dataset}_trohn_text_release.log",
+        benchmark:
+            "benchmarks/trohn_text_release/{dataset}.tsv"
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        resources:
+            mem_mb=16000,
+            runtime=120,
+        params:
+            name="trohn_text",
+            options=SUGARCREPE_NEGATIVES,
+            cache_dir="resources/hf_datasets",
+        script:
+            "../scripts/trohn_release.py"
+
+
 if SUGARCREPE_NEGATIVES:
 
     rule sugarcrepe_negatives:

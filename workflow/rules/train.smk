@@ -22,6 +22,8 @@ rule train_clip:
         run=lambda wc: RUNS[wc.run],
         # released hard negatives: the run trains on the release's rows only
         released=lambda wc: released_negatives(config, RUNS[wc.run]),
+        # BiVLC's released TROHN rows (trohn_text | trohn_img): one instance per row
+        release=lambda wc: released_rows(config, RUNS[wc.run]),
         init_entry=lambda wc: (
             model_entry(RUNS[wc.run]["init_model"])
             if "init_model" in RUNS[wc.run]

@@ -1,6 +1,7 @@
 """Train one run: pretraining from scratch, or fine-tuning a trained run or a pretrained
 open_clip model (CLIP-FT, NegCLIP, TROHN-Text, TROHN-Img) with its hard negatives; the best
-epoch by validation R@1 becomes model.pt."""
+epoch (validation R@1, or BiVLC's validation accuracy: run key selection) becomes model.pt.
+BiVLC's released TROHN rows and CLIP_COCO's caption split train one row per instance."""
 
 import shutil
 from pathlib import Path
@@ -17,16 +18,27 @@ from vlcomp.models.world_clip import (
     world_tokenizer,
     world_transform,
 )
+from vlcomp.train.bivlc_validation import KEY, bivlc_accuracy, rows_of_instances, rows_of_split
+from vlcomp.train.caption_split import bivlc_caption_split
 from vlcomp.train.clip_trainer import TrainConfig, train_clip
 from vlcomp.train.data import (
     align_negatives,
     finest_captions,
+    instance_rows,
     instance_split,
     load_split,
     negatives_by_caption,
     neighbour_indices,
 )
-from vlcomp.train.image_bank import FileImages
+from vlcomp.train.image_bank import FileImages, as_pixels
+
+
+def caption_instances(table, images):
+    """Caption rows (``caption_id, image_id, text``) with their image paths, as instances."""
+    paths = dict(zip(images.image_id.astype(str), images.path.astype(str), strict=True))
+    return table.assign(path=table.image_id.astype(str).map(paths)).rename(
+        columns={"text": "caption"})[["caption_id", "image_id", "path", "caption"]]
+
 
 with job_log(snakemake.log[0]) as log:
     run = snakemake.params.run
@@ -35,30 +47,49 @@ with job_log(snakemake.log[0]) as log:
         weight_decay=run.get("weight_decay", 0.1), warmup_steps=run.get("warmup_steps", 100),
         seed=run["seed"], threads=snakemake.params.threads,
         objective=run.get("objective", "clip"), amp=run.get("amp", True),
+        selection=KEY if run.get("selection") == "bivlc_val_accuracy" else "val_mean_r1",
     )
+    release = snakemake.params.release  # trohn_text | trohn_img: BiVLC's released rows
     images = read_parquet(snakemake.input.images)
     captions = read_parquet(snakemake.input.captions)
     if "caption_templates" in run:
         captions = captions[captions.template.isin(run["caption_templates"])]
     if snakemake.params.released:
         # a released training set (NegCLIP's TSV): its rows are the training captions
-        rows = read_parquet(snakemake.input.negatives).caption_id
-        keep = (captions.split != "train") | captions.caption_id.isin(rows)
+        released_ids = read_parquet(snakemake.input.negatives).caption_id
+        keep = (captions.split != "train") | captions.caption_id.isin(released_ids)
         log.info("released hard negatives: training on %d of %d training captions",
                  int((keep & (captions.split == "train")).sum()),
                  int((captions.split == "train").sum()))
         captions = captions[keep]
-    instances = None
-    if hasattr(snakemake.input, "instances"):
+    instances = rows = val_rows = None
+    if release:
+        rows = read_parquet(snakemake.input.instances)
+        val_rows = read_parquet(snakemake.input.val_instances)
+        log.info("BiVLC's released %s: %d training rows, %d validation rows", release,
+                 len(rows), len(val_rows))
+    elif run.get("val_split") == "bivlc_captions":  # CLIP_COCO: 80/20 over caption rows
+        train_caps, val_caps = bivlc_caption_split(captions[captions.split == "train"])
+        rows, val_rows = caption_instances(train_caps, images), caption_instances(val_caps, images)
+        log.info("BiVLC's caption split: %d training rows, %d validation rows", len(rows),
+                 len(val_rows))
+    elif hasattr(snakemake.input, "instances"):
         # TROHN-Img: train on the captions that have a generated hard negative
         instances = read_parquet(snakemake.input.instances)
         keep = (captions.split != "train") | captions.caption_id.isin(instances.caption_id)
         captions = captions[keep]
     # a pretrained open_clip model (real data) reads images from disk batch by batch
     pretrained = "init_model" in run
-    train = load_split(images, captions, "train", drop_uncaptioned=True,
-                       read_images=not pretrained)
-    val = load_split(images, captions, "val", drop_uncaptioned=True, read_images=not pretrained)
+    hard = {}
+    if rows is not None:  # one row per instance: an epoch is a pass over the rows (BiVLC)
+        train, hard = instance_rows(rows, read_images=not pretrained)
+    else:
+        train = load_split(images, captions, "train", drop_uncaptioned=True,
+                           read_images=not pretrained)
+    val = None
+    if cfg.selection != KEY or val_rows is None:
+        val = load_split(images, captions, "val", drop_uncaptioned=True,
+                         read_images=not pretrained)
     torch.manual_seed(cfg.seed)
     if pretrained:
         entry = snakemake.params.init_entry
@@ -80,7 +111,6 @@ with job_log(snakemake.log[0]) as log:
         model = build_world_clip(model_cfg)
         tokenizer = world_tokenizer(model_cfg)
     model = model.to(snakemake.params.device)
-    hard = {}
     if hasattr(snakemake.input, "negatives"):
         table = negatives_by_caption(read_parquet(snakemake.input.negatives))
         hard["negatives"] = align_negatives(train.caption_ids, table)
@@ -98,19 +128,37 @@ with job_log(snakemake.log[0]) as log:
     if hasattr(snakemake.input, "pairs"):
         pairs = read_parquet(snakemake.input.pairs)
         hard["neighbours"] = neighbour_indices(train.image_ids, pairs)
-    if pretrained:  # paths so far: decoded batch by batch with the model's own transform
-        workers = max(1, snakemake.params.threads)
-        train.images = FileImages(train.images, preprocess, workers)
-        val.images = FileImages(val.images, preprocess, workers)
+    workers = max(1, snakemake.params.threads)
+
+    def on_disk(paths):
+        """Paths decoded batch by batch with the model's own transform (pretrained models)."""
+        return FileImages(paths, preprocess, workers)
+
+    validate = None
+    if cfg.selection == KEY:  # BiVLC: mean of I->T and T->I accuracy over validation batches
+        checked = (rows_of_instances(val_rows, read_images=not pretrained)
+                   if val_rows is not None else rows_of_split(val.images, val.captions))
+        pixels = on_disk(checked.images) if pretrained else as_pixels(checked.images)
+        log.info("best epoch by BiVLC's validation accuracy over %d rows in batches of %d",
+                 len(checked.captions), cfg.batch_size)
+
+        def validate(m):
+            return bivlc_accuracy(m, checked, pixels, tokenizer, cfg.objective, cfg.batch_size)
+
+    if pretrained:
+        train.images = on_disk(train.images)
+        if val is not None:
+            val.images = on_disk(val.images)
         if "generated_images" in hard:
-            hard["generated_images"] = FileImages(hard["generated_images"], preprocess, workers)
-    log.info("model: %d parameters; %d train images", count_parameters(model), len(train.images))
+            hard["generated_images"] = on_disk(hard["generated_images"])
+    log.info("model: %d parameters; %d train rows", count_parameters(model), len(train.images))
     epoch_dir = Path(snakemake.params.epoch_dir)
     result = train_clip(
         model, train.images, train.captions, tokenizer, cfg,
-        val_images=val.images, val_captions=finest_captions(val.captions),
+        val_images=val.images if val is not None and validate is None else None,
+        val_captions=finest_captions(val.captions) if val is not None else None,
         log_path=snakemake.output.log_csv, resume_path=snakemake.params.resume,
-        epoch_dir=epoch_dir, **hard,
+        epoch_dir=epoch_dir, validate=validate, **hard,
     )
     if model_cfg is None:  # an open_clip state dict, read back by the open_clip family
         save_state_dict(snakemake.output.model, model.cpu())

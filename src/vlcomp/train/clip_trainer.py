@@ -46,6 +46,7 @@ class TrainConfig:
     grad_clip: float | None = None
     objective: str = "clip"
     amp: bool = True
+    selection: str = "val_mean_r1"  # the log column whose best epoch is kept
 
 
 @dataclass
@@ -255,6 +256,7 @@ def train_clip(
     epoch_dir: str | os.PathLike | None = None,
     negative_images: Sequence[Sequence[Sequence[int]]] | None = None,
     generated_images: np.ndarray | None = None,
+    validate: Callable[[Any], dict[str, float]] | None = None,
 ) -> TrainResult:
     """Train `model` in place with the objective ``cfg.objective`` (see `vlcomp.train.batches`).
 
@@ -272,7 +274,10 @@ def train_clip(
     `best_epoch`). With `resume_path`, the full training state (weights, optimizer, random
     generators, log) is written there atomically after every epoch; when the file exists at
     the start, training continues from it, so a run killed at any point and rerun ends with
-    the same weights as an uninterrupted one on CPU.
+    the same weights as an uninterrupted one on CPU. ``validate`` (called with the model
+    after each epoch, returning ``val_*`` columns) replaces validation R@1, e.g. BiVLC's
+    accuracy (`vlcomp.train.bivlc_validation`); ``cfg.selection`` names the column that
+    picks the best epoch.
 
     Each epoch pairs every image with one of its captions, drawn (like the batch order and
     every hard example) by a numpy Generator seeded with `cfg.seed`. No augmentation (flips
@@ -282,7 +287,7 @@ def train_clip(
     """
     if len(images) != len(captions):
         raise ValueError(f"{len(images)} images but {len(captions)} caption lists")
-    has_val = val_images is not None and val_captions is not None
+    has_val = val_images is not None and val_captions is not None and validate is None
     columns = LOG_COLUMNS + (VAL_COLUMNS if has_val else [])
     rows: list[dict[str, Any]] = []
     with deterministic_cpu(cfg.threads):
@@ -357,6 +362,9 @@ def train_clip(
             if has_val:
                 model.eval()
                 row.update(retrieval_r1(model, val_pixels, val_tokens))
+            elif validate is not None:
+                model.eval()
+                row.update(validate(model))
             row["seconds"] = round(time.perf_counter() - start, 3)
             rows.append(row)
             if epoch_dir is not None:
@@ -365,11 +373,12 @@ def train_clip(
                 save_training_state(resume_path, model, optimizer, rng, cfg, epoch, step, rows)
     final_epoch = int(rows[-1]["epoch"]) if rows else 0
     if epoch_dir is not None and rows:
-        final_epoch = best_epoch(rows)
+        final_epoch = best_epoch(rows, cfg.selection)
         if final_epoch != rows[-1]["epoch"]:
             best = Path(epoch_dir) / EPOCH_FILE.format(epoch=final_epoch)
             model.load_state_dict(torch.load(best, map_location=device, weights_only=True))
     model.eval()
     if log_path is not None:
-        write_log_csv(log_path, rows, columns)
+        extra = [k for k in (rows[0] if rows else {}) if k not in columns]
+        write_log_csv(log_path, rows, columns + extra)
     return TrainResult(rows=rows, best_epoch=final_epoch)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -178,3 +179,41 @@ def instance_split(
     keyed = inst.assign(caption_id=[f"{i}" for i in range(len(inst))])
     negatives = generated_negatives(keyed, [[str(i)] for i in range(len(inst))], read_images)
     return data, negatives
+
+
+def instance_rows(
+    instances: pd.DataFrame, read_images: bool = True
+) -> tuple[SplitData, dict[str, Any]]:
+    """One training row per instance (``image_id, path, caption`` [``, negative``
+    [``, negative_path``]]), as BiVLC iterates its datasets: an epoch is one pass over the
+    rows (BiVLC's released TROHN rows, or CLIP_COCO's caption rows).
+
+    Returns the rows and the trainer's hard-negative arguments: ``negatives`` (per row, its
+    one negative caption) and, with ``negative_path``, ``negative_images`` /
+    ``generated_images``.
+    """
+    missing = {"image_id", "path", "caption"} - set(instances)
+    if missing:
+        raise ValueError(f"instances table lacks column(s) {sorted(missing)}")
+    if instances.empty:
+        raise ValueError("no training instances")
+    paths = instances.path.astype(str).tolist()
+    ids = (instances.caption_id.astype(str).tolist() if "caption_id" in instances
+           else [str(i) for i in range(len(instances))])
+    data = SplitData(
+        image_ids=instances.image_id.astype(str).tolist(),
+        images=load_images(paths) if read_images else np.asarray(paths, dtype=object),
+        captions=[[str(c)] for c in instances.caption],
+        caption_ids=[[c] for c in ids],
+    )
+    hard: dict[str, Any] = {}
+    if "negative" in instances:
+        hard["negatives"] = [[[str(n)]] for n in instances.negative]
+    if "negative_path" in instances:
+        keys = [str(i) for i in range(len(instances))]
+        generated = generated_negatives(instances.assign(caption_id=keys), [[k] for k in keys],
+                                        read_images)
+        hard.update(negatives=generated.captions, negative_images=generated.image_rows,
+                    generated_images=generated.images)
+    return data, hard
+
