@@ -39,15 +39,21 @@ def test_diffusers_backend_dry_runs_and_asks_for_a_gpu(tmp_path):
     assert "gpu=1" in job[: job.index("\n\n")]
 
 
-def test_download_rules_fetch_through_a_mirror_and_record_checksums(tmp_path):
-    """SugarCrepe's JSONs 'downloaded' from ../shared/data through a file:// mirror."""
-    from vlcomp.data.sources import SUGARCREPE_COMMIT
+def test_download_rules_fetch_through_a_mirror_and_check_checksums(tmp_path):
+    """SugarCrepe's JSONs 'downloaded' from ../shared/data through a file:// mirror match
+    their published sha256; a file without one is recorded in the lock file, which survives
+    Snakemake's deletion of the output before a forced re-run and catches a changed file."""
+    from vlcomp.data.sources import BLIP_KARPATHY, SUGARCREPE_COMMIT
 
     from .conftest import SHARED_DATA
 
     config = yaml.safe_load(TINY.read_text())
     prefix = f"https://raw.githubusercontent.com/RAIVNLab/sugar-crepe/{SUGARCREPE_COMMIT}/data"
-    config["downloads"] = {"mirrors": {prefix: (SHARED_DATA / "sugarcrepe").as_uri()},
+    karpathy = tmp_path / "mirror"
+    karpathy.mkdir()
+    (karpathy / "coco_karpathy_test.json").write_text('[{"image": "a.jpg", "caption": ["x"]}]')
+    config["downloads"] = {"mirrors": {prefix: (SHARED_DATA / "sugarcrepe").as_uri(),
+                                       BLIP_KARPATHY: karpathy.as_uri()},
                            "retries": 1}
     path = tmp_path / "mirror.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -57,10 +63,21 @@ def test_download_rules_fetch_through_a_mirror_and_record_checksums(tmp_path):
     for target in targets:
         name = Path(target).name
         assert (tmp_path / target).read_bytes() == (SHARED_DATA / "sugarcrepe" / name).read_bytes()
-        record = json.loads((tmp_path / f"{target}.sha256.json").read_text())
-        assert record["size"] == (tmp_path / target).stat().st_size
     log = (tmp_path / "logs" / "download" / "sugarcrepe" / "swap_obj.json.log").read_text()
-    assert "(new)" in log
+    assert "(published)" in log
+    target = "resources/karpathy/coco_karpathy_test.json"
+    log = tmp_path / "logs" / "download" / "karpathy" / "coco_karpathy_test.json.log"
+    run = ("--cores", "1", "--configfile", str(path), "--forcerun", "download_file")
+    assert snakemake(target, *run, cwd=tmp_path).returncode == 0
+    assert "(new)" in log.read_text()
+    lock = json.loads((tmp_path / "downloads.lock.json").read_text())["files"]
+    assert lock["karpathy/coco_karpathy_test.json"]["size"] == (tmp_path / target).stat().st_size
+    assert snakemake(target, *run, cwd=tmp_path).returncode == 0
+    assert "(recorded)" in log.read_text()
+    (karpathy / "coco_karpathy_test.json").write_text('[{"image": "b.jpg", "caption": ["y"]}]')
+    result = snakemake(target, *run, cwd=tmp_path)
+    assert result.returncode != 0 and not (tmp_path / target).exists()
+    assert "differs from" in log.read_text() and "downloads.lock.json" in log.read_text()
 
 
 LABELS = ["CLIP", "CLIP-FT", "NegCLIP", "CLIP-TROHN-Text", "CLIP-TROHN-Img", "VisualGPTScore"]
