@@ -298,3 +298,11 @@ def test_real_run_is_complete(real_run):
     work, config = real_run
     result = snakemake("-n", "--configfile", str(config), cwd=work)
     assert result.returncode == 0 and "Nothing to be done" in result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_published_coverage_plan_matches_the_real_format_run(real_run):
+    from .test_coverage import assert_plan_matches_run
+
+    work, config = real_run
+    assert_plan_matches_run(work, yaml.safe_load(config.read_text()))

@@ -428,3 +428,12 @@ def test_html_report_builds_and_renders_in_chromium(tiny_run):
     png = screenshot(tiny_run / "results/report.html", tiny_run / "results/report.png")
     pixels = np.asarray(Image.open(png).convert("L"), dtype=float)
     assert pixels.shape == (1000, 1400) and pixels.std() > 20  # drawn, not blank
+
+
+@pytest.mark.slow
+def test_published_coverage_plan_matches_the_run(tiny_run):
+    """`python -m vlcomp.report.coverage` predicts, from the configuration alone, exactly the
+    published cells the tiny run's _vs_published tables face."""
+    from .test_coverage import assert_plan_matches_run
+
+    assert_plan_matches_run(tiny_run, yaml.safe_load(TINY.read_text()))

@@ -31,6 +31,14 @@ from vlcomp.data.sources import (  # noqa: E402
 )
 from vlcomp.report.published import COMPARED as PUBLISHED_FOR  # noqa: E402
 from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
+from vlcomp.report.coverage import published_counterparts  # noqa: E402
+from vlcomp.report.labels import aro_columns as label_aro_columns  # noqa: E402
+from vlcomp.report.labels import aro6_downstream as label_aro6_downstream  # noqa: E402
+from vlcomp.report.labels import (  # noqa: E402
+    benchmark_kind,
+    configured_benchmarks,
+    dataset_label,
+)
 from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
@@ -134,31 +142,8 @@ EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] != "hf_bl
 # both; every other embedding model has its embed_model job.
 ITM_PAIR_MODELS = [m for m in PAIR_MODELS if m in EMBEDDING_MODELS]
 EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
-BENCHMARKS = list(config["benchmarks"])
-# BISON's query alterations make a benchmark of their own (BISON Fig. 9)
-if config["benchmarks"].get("bison", {}).get("alterations"):
-    BENCHMARKS.append("bison_altered")
+BENCHMARKS = configured_benchmarks(config)
 BENCHMARK_SPECS = {b: config["benchmarks"].get(b, {}) for b in BENCHMARKS}
-NAMED_KINDS = {
-    "vg_relation": "aro_relation",
-    "vg_attribution": "aro_attribution",
-    "order": "order",
-    "sugarcrepe": "sugarcrepe",
-    "bivlc": "bivlc",
-    "winoground": "winoground",
-    "bison": "bison",
-    "bison_altered": "bison_altered",
-    "robustness": "robustness",
-}
-
-
-def benchmark_kind(name):
-    """Metric kind: by name, or ``*_order`` / ``*_retrieval`` for dataset benchmarks."""
-    if name.endswith("_order"):
-        return "order"
-    if name.endswith("_retrieval"):
-        return "retrieval"
-    return NAMED_KINDS[name]
 
 
 def source_of(benchmark):
@@ -563,14 +548,6 @@ ARO_BENCHMARKS = ["vg_relation", "vg_attribution"] + ORDER_BENCHMARKS
 PUBLISHED_ALIASES = (
     WORLD_ALIASES if {"order", "world_retrieval"} & set(BENCHMARKS) else {}
 )
-DATASET_LABELS = {"world": "", "coco": "COCO", "flickr30k": "Flickr30k"}
-
-
-def dataset_label(benchmark, suffix):
-    """``order`` -> Order, ``coco_order`` -> COCO-Order (labels of the ARO tables)."""
-    prefix = benchmark.removesuffix(suffix).removesuffix("_")
-    label = DATASET_LABELS.get(prefix, prefix.capitalize())
-    return label
 
 
 def vgs_names():
@@ -583,10 +560,7 @@ def vgs_names():
 
 def aro_columns():
     """ARO table columns: the VG benchmarks, then each Order benchmark by its dataset."""
-    columns = {"vg_relation": "VG-Relation", "vg_attribution": "VG-Attribution"}
-    for b in ORDER_BENCHMARKS:
-        columns[b] = "-".join(filter(None, [dataset_label(b, "order"), "Order"]))
-    return {b: label for b, label in columns.items() if b in BENCHMARKS}
+    return label_aro_columns(BENCHMARKS)
 
 
 def benchmark_labels():
@@ -607,11 +581,7 @@ def benchmark_labels():
 
 def aro6_downstream():
     """ARO Table 6 downstream rows: R@1 both ways of each retrieval benchmark."""
-    rows = {}
-    for b in RETRIEVAL_BENCHMARKS:
-        prefix = " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
-        rows[b] = {"i2t_r1": f"{prefix} I2T R@1", "t2i_r1": f"{prefix} T2I R@1"}
-    return rows
+    return label_aro6_downstream(RETRIEVAL_BENCHMARKS)
 
 
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table

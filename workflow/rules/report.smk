@@ -445,6 +445,10 @@ rule table_vs_published:
         tables=lambda wc: PUBLISHED_FOR[f"{wc.paper}/{wc.table}"][1],
         index=lambda wc: table_index(f"{wc.paper}/{wc.table}"),
         aliases=PUBLISHED_ALIASES,
+        # published row -> our rows reproducing it (labels, models' published_as)
+        counterparts=lambda wc: published_counterparts(
+            config, *PUBLISHED_FOR[f"{wc.paper}/{wc.table}"]
+        ),
     script:
         "../scripts/report_vs_published.py"
 

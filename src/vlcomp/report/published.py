@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-COLUMNS = ["row", "column", "published", "reproduced", "difference", "source"]
+COLUMNS = ["row", "ours", "column", "published", "reproduced", "difference", "source"]
 # Reproduced table (``results/tables/{key}.csv``) -> the paper and published tables it is
 # compared with (``results/tables/{key}_vs_published.*``).
 COMPARED = {
@@ -105,10 +105,15 @@ def models_as_rows(table: pd.DataFrame) -> pd.DataFrame:
 def side_by_side(
     ours: pd.DataFrame, records: Sequence[dict[str, Any]],
     aliases: dict[str, str] | None = None,
+    counterparts: Mapping[str, Sequence[str]] | None = None,
 ) -> pd.DataFrame:
-    """One row per published cell, grouped by model: published value, ours (NaN where we have
-    no such row or column), their difference, and where the published value was read.
-    ``aliases`` maps a published column to ours where the names differ (`WORLD_ALIASES`)."""
+    """One row per published cell and reproduced row facing it, grouped by published row:
+    the published value, ours (NaN where we have no such row or column), their difference,
+    and where the published value was read. ``counterparts`` maps a published row to our
+    rows that reproduce it (`vlcomp.report.coverage.published_counterparts`; default: the
+    row of the same name); a cell with several (a released checkpoint and our retrained
+    model) gets a line for each, ``ours`` naming the row. ``aliases`` maps a published column
+    to ours where the names differ (`WORLD_ALIASES`)."""
     ours = models_as_rows(ours)
     aliases = aliases or {}
     rows = []
@@ -116,12 +121,14 @@ def side_by_side(
         column = record["column"]
         mine_column = column if column in ours.columns else aliases.get(column, column)
         for row, value in record["rows"].items():
-            mine = np.nan
-            if row in ours.index and mine_column in ours.columns:
-                mine = float(ours.loc[row, mine_column])
-            rows.append({"row": row, "column": column, "published": float(value),
-                         "reproduced": mine, "difference": mine - float(value),
-                         "source": record["source"]})
+            facing = list((counterparts or {}).get(row, [row])) or [row]
+            for mine_row in facing:
+                mine = np.nan
+                if mine_row in ours.index and mine_column in ours.columns:
+                    mine = float(ours.loc[mine_row, mine_column])
+                rows.append({"row": row, "ours": mine_row, "column": column,
+                             "published": float(value), "reproduced": mine,
+                             "difference": mine - float(value), "source": record["source"]})
     out = pd.DataFrame(rows, columns=COLUMNS)
     # group by model (first appearance order), columns in the records' order within each
     order = pd.Categorical(out.row, categories=list(dict.fromkeys(out.row)))

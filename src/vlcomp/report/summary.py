@@ -61,25 +61,29 @@ def published_rows(compared: Mapping[str, pd.DataFrame], lookup: CellIntervals,
     rows: list[dict[str, str]] = []
     without: list[str] = []
     for table_name, table in compared.items():
-        spreads = {(r.row, r.column.removesuffix(STD_SUFFIX)): r for r in table.itertuples()
+        if "ours" not in table:  # tables written before published rows had counterparts
+            table = table.assign(ours=table.row)
+        spreads = {(r.ours, r.column.removesuffix(STD_SUFFIX)): r for r in table.itertuples()
                    if r.column.endswith(STD_SUFFIX)}
         for r in table.itertuples():
             if not np.isfinite(r.reproduced) or r.row in CHANCE_ROWS:
                 continue  # chance levels are exact: nothing to resample
-            spread = spreads.get((r.row, r.column))
+            mine = r.ours  # our row facing the published one
+            spread = spreads.get((mine, r.column))
             if r.column.endswith(STD_SUFFIX):
-                base = table[(table.row == r.row) & (table.column == r.column[:-len(STD_SUFFIX)])]
+                base = table[(table.ours == mine)
+                             & (table.column == r.column[:-len(STD_SUFFIX)])]
                 if len(base) and np.isfinite(base.reproduced.iloc[0]):
                     continue  # shown with its mean's row
             column = aliases.get(r.column, r.column)
-            found = lookup.find(table_name, r.row, column)
+            found = lookup.find(table_name, mine, column)
             if found and abs(found[0] - r.reproduced) > MATCH_TOLERANCE:
-                raise ValueError(f"{table_name}: {r.row} {r.column} is {r.reproduced} there "
+                raise ValueError(f"{table_name}: {mine} {r.column} is {r.reproduced} there "
                                  f"but {found[0]} in {lookup.source(table_name, column)}")
             if not found:
-                without.append(f"{table_name}: {r.row} / {r.column}")
+                without.append(f"{table_name}: {mine} / {r.column}")
                 if spread is not None and np.isfinite(spread.reproduced):
-                    without.append(f"{table_name}: {r.row} / {spread.column}")
+                    without.append(f"{table_name}: {mine} / {spread.column}")
                 continue
             digits = decimals_of(r.column)
             published = f"{r.published:.{digits}f}"
@@ -87,7 +91,8 @@ def published_rows(compared: Mapping[str, pd.DataFrame], lookup: CellIntervals,
                 published += f" ± {spread.published:.{digits}f}"
                 if found[3] is None and np.isfinite(spread.reproduced):
                     found = (*found[:3], float(spread.reproduced))
-            rows.append({"table": table_name, "model": r.row, "column": r.column,
+            rows.append({"table": table_name, "model": mine if mine == r.row
+                         else f"{mine} (as {r.row})", "column": r.column,
                          "published": published,
                          "reproduced [95 % CI]": cell(*found, decimals=digits),
                          "difference": f"{r.reproduced - r.published:+.{digits}f}"})

@@ -1,0 +1,450 @@
+"""Which published numbers a configuration will set a reproduced number beside, before it runs.
+
+`plan_cells` reads a configuration (no results) and predicts, per reproduced paper table
+(`vlcomp.report.published.COMPARED`), the cells it will hold: rows named as the tables name
+them (display labels and seed groups; ``gallery / strategy / label`` for ARO Tables 3-4),
+columns as the table builders label them. `coverage` then walks every published cell
+(``published.yaml``) and says which reproduced cell faces it, or why none will:
+
+* ``faced``: a reproduced cell will stand beside it;
+* ``no table``: vlcomp builds no table for that published table, or this configuration
+  does not build it (its benchmark is not configured);
+* ``no row``: no configured model reproduces that published row (e.g. X-VLM);
+* ``no column``: no configured benchmark or table column gives that published column.
+
+Cells that exist only if the data holds them (ARO's per-relation columns) count as faced when
+the benchmark reads the released data, and are marked ``data``. A published row is matched
+to the labels of the models that reproduce it (`row_counterparts`): a model's own label, or
+the row its entry names under ``published_as`` for that paper.
+
+``python -m vlcomp.report.coverage --configfile config/paper.yaml`` prints every published
+cell with its counterpart or reason, then ``published cells with a reproduced counterpart:
+N/M``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vlcomp.config import expand_models, model_groups
+from vlcomp.report.labels import (
+    aro6_downstream,
+    aro_columns,
+    benchmark_kind,
+    configured_benchmarks,
+    dataset_label,
+)
+from vlcomp.report.published import COMPARED, WORLD_ALIASES, load_published
+
+STD = " std"
+Cell = tuple[str, str]  # (row, column) as `models_as_rows` shows a reproduced table
+
+
+@dataclass
+class TableCells:
+    """The cells a reproduced table will hold; ``data``: cells that exist only if the
+    released data has them."""
+
+    cells: set[Cell] = field(default_factory=set)
+    data: set[Cell] = field(default_factory=set)
+
+    def add(self, rows: Iterable[str], columns: Iterable[str], data: bool = False) -> None:
+        new = {(r, c) for r in rows for c in columns}
+        self.cells |= new
+        if data:
+            self.data |= new
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a configuration runs, read from the configuration alone."""
+
+    config: Mapping[str, Any]
+    models: Mapping[str, Mapping[str, Any]]
+    groups: Mapping[str, Sequence[str]]
+    benchmarks: Sequence[str]
+
+    @classmethod
+    def of(cls, config: Mapping[str, Any]) -> Run:
+        models = expand_models(dict(config))
+        return cls(config, models, model_groups(models), configured_benchmarks(config))
+
+    def kind(self, benchmark: str) -> str:
+        return benchmark_kind(benchmark)
+
+    def has(self, model: str, benchmark: str) -> bool:
+        """Whether a model gets a metric record of a benchmark (captioners: no embeddings,
+        so no retrieval or robustness)."""
+        if benchmark not in self.benchmarks:
+            return False
+        if self.kind(benchmark) in ("retrieval", "robustness"):
+            return self.models[model]["family"] != "hf_blip_lm"
+        return True
+
+    def labels_with(self, benchmark: str) -> list[str]:
+        """Row labels (seed groups) whose every member has the benchmark."""
+        return [label for label, members in self.groups.items()
+                if all(self.has(m, benchmark) for m in members)]
+
+    def spread(self, label: str, benchmark: str) -> bool:
+        """Whether a row's ``std`` column holds a number: several seeds, or one model's
+        spread over Order's perturbation seeds."""
+        return len(self.groups[label]) > 1 or self.kind(benchmark) == "order"
+
+    def generative(self) -> list[str]:
+        return [label for label, members in self.groups.items()
+                if self.models[members[0]]["family"] == "hf_blip_lm"]
+
+    def source(self, benchmark: str) -> str:
+        return self.config["benchmarks"].get(benchmark, {}).get("source", "world")
+
+
+def _with_std(run: Run, table: TableCells, benchmark: str, columns: Iterable[str],
+              labels: Sequence[str] | None = None) -> None:
+    labels = run.labels_with(benchmark) if labels is None else labels
+    for column in columns:
+        table.add(labels, [column])
+        table.add([lb for lb in labels if run.spread(lb, benchmark)], [column + STD])
+
+
+def _aro(run: Run) -> TableCells:
+    table = TableCells()
+    for benchmark, column in aro_columns(run.benchmarks).items():
+        _with_std(run, table, benchmark, [column])
+    return table
+
+
+def _aro_table2(run: Run, relations: Iterable[str]) -> TableCells:
+    table = TableCells()
+    if "vg_relation" not in run.benchmarks:
+        return table
+    from vlcomp.report.tables import EXCLUDED_SUFFIX
+    from vlcomp.world.scene import RELATIONS
+
+    labels = run.labels_with("vg_relation")
+    table.add(labels, ["Accuracy"])
+    excluded = set(run.config["benchmarks"]["vg_relation"].get("symmetric_relations", []))
+    released = run.source("vg_relation") == "aro"  # the released data's relations, else the
+    names = relations if released else RELATIONS  # world grammar's
+    table.add(labels, [r + EXCLUDED_SUFFIX if r in excluded else r for r in names],
+              data=released)
+    return table
+
+
+def _aro_table6(run: Run) -> TableCells:
+    table = _aro(run)
+    for benchmark, keys in aro6_downstream(run.benchmarks).items():
+        _with_std(run, table, benchmark, keys.values())
+    return table
+
+
+def _robustness(run: Run, strategies: Mapping[str, str], kind: str) -> TableCells:
+    from vlcomp.metrics.robustness import CLEAN
+    from vlcomp.report.robustness import ARO_COLUMNS, GALLERY_LABELS
+
+    table = TableCells()
+    spec = run.config["benchmarks"].get("robustness", {})
+    if not spec:
+        return table
+    chosen = set(spec.get(f"{kind}_perturbations", [])) | {CLEAN}
+    labels = run.labels_with("robustness")
+    for gallery in spec.get("perturbed_galleries", []):
+        if "aro" not in spec["galleries"][gallery].get("tables", ["aro"]):
+            continue
+        for name, strategy in strategies.items():
+            if name not in chosen:
+                continue
+            rows = [f"{GALLERY_LABELS.get(gallery, gallery)} / {strategy} / {lb}"
+                    for lb in labels]
+            table.add(rows, ARO_COLUMNS)
+            if len(spec.get("seeds", [0])) > 1 and name != CLEAN:
+                table.add(rows, [c + STD for c in ARO_COLUMNS])
+    return table
+
+
+def _bivlc(run: Run, scores: Sequence[str], sugarcrepe: bool = True) -> TableCells:
+    table = TableCells()
+    if "bivlc" not in run.benchmarks:
+        return table
+    _with_std(run, table, "bivlc", scores)
+    if sugarcrepe and "sugarcrepe" in run.benchmarks:
+        _with_std(run, table, "sugarcrepe", ["SugarCrepe"], run.labels_with("bivlc"))
+    return table
+
+
+def _bivlc_table4(run: Run) -> TableCells:
+    from vlcomp.report.generation import DETECTOR_COLUMNS
+
+    table = TableCells()
+    detectors = run.config.get("detectors")
+    if not detectors:
+        return table
+    rows = [f"{run.models[m]['label']}/Det" for m in detectors["encoders"]]
+    table.add(["Random", *rows], DETECTOR_COLUMNS.values())
+    return table
+
+
+def _sugarcrepe(run: Run) -> TableCells:
+    from vlcomp.report.tables import SUGARCREPE_COLUMNS
+
+    table = TableCells()
+    if "sugarcrepe" in run.benchmarks:
+        _with_std(run, table, "sugarcrepe", [*SUGARCREPE_COLUMNS.values(), "Avg (micro)"])
+    return table
+
+
+def _bison(run: Run) -> TableCells:
+    table = TableCells()
+    if "bison" in run.benchmarks:
+        _with_std(run, table, "bison", ["Accuracy"])
+    return table
+
+
+def _vgs_names(run: Run) -> dict[str, str]:
+    names = {b: dataset_label(b, "retrieval") or "Retrieval"
+             for b in run.benchmarks if run.kind(b) == "retrieval"}
+    if "winoground" in run.benchmarks and run.source("winoground") == "world":
+        names["winoground"] = "Winoground-style"
+    return names
+
+
+ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc", "winoground")
+
+
+def _vgs_table1(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import HEADLINES, benchmark_name
+
+    table = TableCells()
+    if not run.generative():
+        return table
+    names = _vgs_names(run)
+    for benchmark in run.benchmarks:
+        if run.kind(benchmark) not in (*ALPHA_KINDS, "bison"):
+            continue
+        columns = [benchmark_name(benchmark, names) + suffix
+                   for suffix, _ in HEADLINES[run.kind(benchmark)]]
+        table.add(["Random", "Best discriminative", *run.labels_with(benchmark)], columns)
+    return table
+
+
+def _vgs_table2(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import PAIR_KINDS, alpha_column, benchmark_name
+
+    table = TableCells()
+    names = _vgs_names(run)
+    llm = "llm" in run.config.get("visualgptscore", {})
+    for label in run.generative():
+        measures = ["", " P(t|null)", " PMI"] + [" P_LLM(t)"] * llm
+        for benchmark in run.benchmarks:
+            kind = run.kind(benchmark)
+            if kind not in ALPHA_KINDS:
+                continue
+            table.add([label + m for m in measures], [alpha_column(benchmark, kind, names)])
+            if kind in PAIR_KINDS:
+                table.add([label + m for m in ("", " P(t|null)", " PMI")],
+                          [f"{benchmark_name(benchmark, names)} Per-Image"])
+    return table
+
+
+def _vgs_table4(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import alpha_column, benchmark_name
+
+    table = TableCells()
+    names = _vgs_names(run)
+    for label in run.generative():
+        variants = [label, f"{label} (alpha=1)", f"{label} (alpha=alpha*val)"]
+        oracle = f"{label} (oracle alpha*)"
+        for benchmark in run.benchmarks:
+            kind, name = run.kind(benchmark), benchmark_name(benchmark, names)
+            if kind in ALPHA_KINDS:
+                column = alpha_column(benchmark, kind, names)
+                table.add(variants, [column, column + STD])
+                table.add([variants[2]], [f"{name} alpha*", f"{name} alpha*{STD}"])
+                table.add([oracle], [column, f"{name} alpha*"])
+            elif kind == "retrieval":
+                i2t = [f"{name} I2T R@1", f"{name} I2T R@5"]
+                table.add(variants, i2t)
+                table.add([variants[2], oracle], [f"{name} alpha*"])
+                table.add([oracle], i2t[:1])
+                table.add([label], [f"{name} T2I R@1", f"{name} T2I R@5"])
+    return table
+
+
+def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict[str, TableCells]:
+    """Per reproduced table key (``aro/aro``, ...), the cells this configuration will hold.
+    ``relations``: ARO Table 2's relation columns the released VG-Relation holds."""
+    from vlcomp.report.robustness import ARO_IMAGE_STRATEGIES, ARO_TEXT_STRATEGIES
+    from vlcomp.report.tables import BIVLC_DIRECTIONAL, BIVLC_MAIN, BIVLC_TYPE_LABELS
+
+    run = Run.of(config)
+    types = [f"{BIVLC_TYPE_LABELS[t]} {s}" for t in BIVLC_TYPE_LABELS for s in BIVLC_MAIN]
+    return {
+        "aro/aro": _aro(run),
+        "aro/table2": _aro_table2(run, relations),
+        "aro/table6": _aro_table6(run),
+        "robustness/aro_table3": _robustness(run, ARO_TEXT_STRATEGIES, "text"),
+        "robustness/aro_table4": _robustness(run, ARO_IMAGE_STRATEGIES, "image"),
+        "bivlc/table2": _bivlc(run, BIVLC_MAIN),
+        "bivlc/table3": _bivlc(run, (*BIVLC_MAIN, *BIVLC_DIRECTIONAL)),
+        "bivlc/table4": _bivlc_table4(run),
+        "bivlc/table6": _bivlc(run, types, sugarcrepe=False),
+        "bison/bison": _bison(run),
+        "sugarcrepe/sugarcrepe": _sugarcrepe(run),
+        "visualgptscore/table1": _vgs_table1(run),
+        "visualgptscore/table2": _vgs_table2(run),
+        "visualgptscore/table4": _vgs_table4(run),
+    }
+
+
+# rows a table derives from a model's label, as the papers name them: VisualGPTScore's α
+# variants and priors, BiVLC's detector systems
+ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=1)", " P(t|null)", "/Det")
+# published rows that name a text-only LM prior or PMI: (paper, row) -> (model row, suffix)
+PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
+LLM_ROWS = {"opt": "OPT", "bart": "BART", "flan-t5": "FLAN-T5"}
+
+
+def _faces(entry: Mapping[str, Any], paper: str) -> list[str]:
+    """The published rows of ``paper`` a model entry reproduces: ``published_as.{paper}``
+    (a row, a list of rows, or null for none), else its own label."""
+    named = entry.get("published_as", {})
+    if paper not in named:
+        return [entry["label"]]
+    value = named[paper]
+    return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+
+def _model_rows(models: Mapping[str, Mapping[str, Any]], paper: str, name: str) -> list[str]:
+    return list(dict.fromkeys(e["label"] for e in models.values() if name in _faces(e, paper)))
+
+
+def row_counterparts(config: Mapping[str, Any], paper: str, row: str) -> list[str]:
+    """Our row labels that reproduce a published row of ``paper``: the labels of the models
+    whose entry names it (``published_as.{paper}``) or, without such a key for that paper,
+    whose label it is. Robustness rows ``gallery / strategy / model`` map their last part;
+    VisualGPTScore's ``X (alpha=1)``-style rows and BiVLC's ``X/Det`` map ``X``; ``PMI`` and
+    the text-only LM's name (``OPT``) map VisualGPTScore's own model's PMI / P_LLM(t) rows."""
+    models = expand_models(dict(config))
+    prefix, _, name = row.rpartition(" / ")
+    suffix = next((s for s in ROW_SUFFIXES if name.endswith(s)), "")
+    base = name.removesuffix(suffix) if suffix else name
+    llm = str(config.get("visualgptscore", {}).get("llm", {}).get("model", "")).lower()
+    derived = dict(PRIOR_ROWS)
+    derived |= {(paper, label): ("VisualGPTScore", " P_LLM(t)")
+                for key, label in LLM_ROWS.items() if key in llm.rsplit("/", 1)[-1]}
+    if not suffix and (paper, name) in derived:
+        base, suffix = derived[(paper, name)]
+    labels = _model_rows(models, paper, base)
+    return [f"{prefix} / {lb}{suffix}" if prefix else f"{lb}{suffix}" for lb in labels]
+
+
+def published_counterparts(config: Mapping[str, Any], paper: str,
+                           tables: Sequence[str]) -> dict[str, list[str]]:
+    """Every published row of a paper's tables -> our rows that reproduce it (the
+    `row_counterparts` of each; the table_vs_published job sets them side by side)."""
+    rows = {row for r in load_published(paper, tables) for row in r["rows"]}
+    return {row: row_counterparts(config, paper, row) for row in sorted(rows)}
+
+
+@dataclass(frozen=True)
+class Face:
+    """One published cell and what faces it."""
+
+    paper: str
+    table: str
+    row: str
+    column: str
+    published: float
+    reproduced_table: str
+    counterparts: tuple[str, ...]
+    status: str  # faced | no table | no row | no column
+    data: bool = False
+
+
+def published_to_reproduced() -> dict[tuple[str, str], str]:
+    """``(paper, published table) -> reproduced table key``."""
+    return {(paper, table): key for key, (paper, tables) in COMPARED.items()
+            for table in tables}
+
+
+def coverage(config: Mapping[str, Any]) -> list[Face]:
+    """Every published cell with the reproduced cells that will face it, or why none will."""
+    records = load_published()
+    relations = {r["column"] for r in records if (r["paper"], r["table"]) == ("aro", "table2")
+                 and not r["column"].startswith("Accuracy")}  # subtotals are not relations
+    planned = plan_cells(config, relations)
+    target = published_to_reproduced()
+    # the world's Order / retrieval columns stand for the papers' COCO ones (as in the
+    # table_vs_published jobs)
+    aliases = WORLD_ALIASES if {"order", "world_retrieval"} & set(
+        configured_benchmarks(config)) else {}
+    faces = []
+    for record in records:
+        key = target.get((record["paper"], record["table"]), "")
+        cells = planned.get(key, TableCells())
+        columns = {c for _, c in cells.cells}
+        rows = {r for r, _ in cells.cells}
+        column = record["column"]
+        column = column if column in columns else aliases.get(column, column)
+        for row, value in record["rows"].items():
+            ours = row_counterparts(config, record["paper"], row)
+            if not ours and row in rows:  # a row of the table itself (Random, Best ...)
+                ours = [row]
+            found = tuple(r for r in ours if (r, column) in cells.cells)
+            if not cells.cells:
+                status = "no table"
+            elif found:
+                status = "faced"
+            elif not rows & set(ours):
+                status = "no row" if column in columns else "no column"
+            else:
+                status = "no column"
+            data = any((r, column) in cells.data for r in found)
+            faces.append(Face(record["paper"], record["table"], row, record["column"],
+                              float(value), key, found, status, data))
+    return faces
+
+
+def summary_line(faces: Sequence[Face]) -> str:
+    faced = sum(f.status == "faced" for f in faces)
+    return f"published cells with a reproduced counterpart: {faced}/{len(faces)}"
+
+
+def report(faces: Sequence[Face]) -> str:
+    """One line per published cell, grouped by table, then per-table counts and the total."""
+    lines, counts = [], {}
+    for f in faces:
+        where = f"{f.paper}/{f.table}"
+        counts.setdefault(where, [0, 0])
+        counts[where][1] += 1
+        counts[where][0] += f.status == "faced"
+        target = (f"{f.reproduced_table}: {' | '.join(f.counterparts)}"
+                  + " (data)" * f.data if f.status == "faced" else f.status)
+        lines.append(f"{where}\t{f.row}\t{f.column}\t{f.published:g}\t{target}")
+    lines.append("")
+    lines += [f"{where}: {n}/{m}" for where, (n, m) in counts.items()]
+    lines.append(summary_line(faces))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vlcomp.report.coverage",
+        description="Every published number and the reproduced number a configuration will "
+                    "set beside it (or why none), from the configuration alone.")
+    parser.add_argument("--configfile", default="config/config.yaml", type=Path)
+    args = parser.parse_args(argv)
+    config = yaml.safe_load(args.configfile.read_text())
+    print(report(coverage(config)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""How the workflow names benchmarks and the paper tables' columns, from the configuration.
+
+One home for the names the rules (``workflow/rules/common.smk``) and the published-coverage
+plan (`vlcomp.report.coverage`) both use: a benchmark's metric kind, the configured
+benchmarks, and the ARO tables' column labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+NAMED_KINDS = {
+    "vg_relation": "aro_relation",
+    "vg_attribution": "aro_attribution",
+    "order": "order",
+    "sugarcrepe": "sugarcrepe",
+    "bivlc": "bivlc",
+    "winoground": "winoground",
+    "bison": "bison",
+    "bison_altered": "bison_altered",
+    "robustness": "robustness",
+}
+DATASET_LABELS = {"world": "", "coco": "COCO", "flickr30k": "Flickr30k"}
+
+
+def benchmark_kind(name: str) -> str:
+    """Metric kind: by name, or ``*_order`` / ``*_retrieval`` for dataset benchmarks."""
+    if name.endswith("_order"):
+        return "order"
+    if name.endswith("_retrieval"):
+        return "retrieval"
+    return NAMED_KINDS[name]
+
+
+def configured_benchmarks(config: Mapping[str, Any]) -> list[str]:
+    """The benchmarks a configuration evaluates: ``config.benchmarks`` and, when BISON has
+    query alterations, ``bison_altered`` (BISON Fig. 9)."""
+    benchmarks = list(config["benchmarks"])
+    if config["benchmarks"].get("bison", {}).get("alterations"):
+        benchmarks.append("bison_altered")
+    return benchmarks
+
+
+def dataset_label(benchmark: str, suffix: str) -> str:
+    """``order`` -> "", ``coco_order`` -> COCO (the dataset part of an ARO table label)."""
+    prefix = benchmark.removesuffix(suffix).removesuffix("_")
+    return DATASET_LABELS.get(prefix, prefix.capitalize())
+
+
+def aro_columns(benchmarks: Iterable[str]) -> dict[str, str]:
+    """ARO table columns: the VG benchmarks, then each Order benchmark by its dataset."""
+    benchmarks = list(benchmarks)
+    columns = {"vg_relation": "VG-Relation", "vg_attribution": "VG-Attribution"}
+    for b in benchmarks:
+        if benchmark_kind(b) == "order":
+            columns[b] = "-".join(filter(None, [dataset_label(b, "order"), "Order"]))
+    return {b: label for b, label in columns.items() if b in benchmarks}
+
+
+def aro6_downstream(benchmarks: Iterable[str]) -> dict[str, dict[str, str]]:
+    """ARO Table 6 downstream rows: R@1 both ways of each retrieval benchmark."""
+    rows = {}
+    for b in benchmarks:
+        if benchmark_kind(b) == "retrieval":
+            prefix = " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
+            rows[b] = {"i2t_r1": f"{prefix} I2T R@1", "t2i_r1": f"{prefix} T2I R@1"}
+    return rows
