@@ -33,13 +33,14 @@ PAPER_JOBS = {
     # and TROHN-Img rows, SDXL for BiVLC's own construction only
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
-    # 13 dual encoders embed; 2 BLIP ITMs and FLAVA (ITM on ARO's 4 sets, cosine on the
-    # rest) embed and score pairs in one job each, 3 BLIP captioners score pairs, priors and
-    # galleries in one job each; 9 choice benchmarks
-    "embed_model": 13, "score_pairs": 3, "score_generative": 3,
-    "score_and_metrics": 117, "pair_metrics": 54,
+    # 14 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it); 2 BLIP
+    # ITMs and FLAVA (ITM on ARO's 4 sets, cosine on the rest) embed and score pairs in one
+    # job each, 3 BLIP captioners score pairs, priors and galleries in one job each; 9 choice
+    # benchmarks
+    "embed_model": 14, "score_pairs": 3, "score_generative": 3,
+    "score_and_metrics": 126, "pair_metrics": 54,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
-    "retrieval_metrics": 32, "robustness_metrics": 16,
+    "retrieval_metrics": 34, "robustness_metrics": 17,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
