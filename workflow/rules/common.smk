@@ -35,6 +35,7 @@ from vlcomp.report.coverage import published_counterparts  # noqa: E402
 from vlcomp.report.labels import aro_columns as label_aro_columns  # noqa: E402
 from vlcomp.report.labels import aro6_downstream as label_aro6_downstream  # noqa: E402
 from vlcomp.report.labels import (  # noqa: E402
+    ALPHA_KINDS,
     benchmark_kind,
     configured_benchmarks,
     dataset_label,
@@ -159,14 +160,6 @@ def dataset_of(benchmark):
 
 
 BENCHMARK_KIND = {b: benchmark_kind(b) for b in BENCHMARKS}
-ALPHA_KINDS = (
-    "aro_relation",
-    "aro_attribution",
-    "order",
-    "sugarcrepe",
-    "bivlc",
-    "winoground",
-)
 ALPHA_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in ALPHA_KINDS]
 ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 # VisualGPTScore Table 1: every choice benchmark with a headline, each model in its role

@@ -35,6 +35,7 @@ import yaml
 
 from vlcomp.config import expand_models, model_groups
 from vlcomp.report.labels import (
+    ALPHA_KINDS,
     aro6_downstream,
     aro_columns,
     benchmark_kind,
@@ -213,9 +214,6 @@ def _vgs_names(run: Run) -> dict[str, str]:
     if "winoground" in run.benchmarks and run.source("winoground") == "world":
         names["winoground"] = "Winoground-style"
     return names
-
-
-ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc", "winoground")
 
 
 def _vgs_table1(run: Run) -> TableCells:

@@ -22,6 +22,8 @@ NAMED_KINDS = {
     "robustness": "robustness",
 }
 DATASET_LABELS = {"world": "", "coco": "COCO", "flickr30k": "Flickr30k"}
+# metric kinds with image->text choices that VisualGPTScore's alpha-debiasing applies to
+ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc", "winoground")
 
 
 def benchmark_kind(name: str) -> str:
