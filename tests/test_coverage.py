@@ -18,17 +18,17 @@ from .conftest import REPO
 
 PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
 # published columns of benchmarks or measures no configuration runs yet: Crepe, VL-CheckList,
-# EqBen, Winoground's tagged subsets, zero-shot classification, ARO Table 2's subtotals, and
+# EqBen, Winoground's tagged subsets, zero-shot classification, and
 # VisualGPTScore Table 4's ITMScore row (its Winoground and retrieval numbers are in other
 # tables)
 NOT_YET = re.compile(r"Crepe|VL-CheckList|EqBen|Winoground (No-Tag|NonCompositional|Ambiguously"
                      r"|VisuallyDifficult|UnusualImage|UnusualText|ComplexReasoning)|CIFAR"
-                     r"|ImageNet|Accuracy \((spatial|verbs)\)")
+                     r"|ImageNet")
 
 
 def test_paper_config_faces_every_published_number_of_what_it_runs():
     faces = coverage(PAPER)
-    assert summary_line(faces) == "published cells with a reproduced counterpart: 891/1497"
+    assert summary_line(faces) == "published cells with a reproduced counterpart: 901/1497"
     for face in faces:
         ours = row_counterparts(PAPER, face.paper, face.row)
         if face.status == "faced" or not ours:
@@ -40,11 +40,13 @@ def test_paper_config_faces_every_published_number_of_what_it_runs():
 
 
 def test_before_published_as_the_names_left_most_cells_unfaced():
-    """The count before models named the published rows they reproduce (issue 24)."""
+    """Without the published rows each model reproduces (issue 24: 411 before, 891 after),
+    fewer than half the cells the configuration faces would be faced."""
     config = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
     for entry in config["models"].values():
         entry.pop("published_as", None)
-    assert summary_line(coverage(config)).endswith(": 411/1497")
+    before = sum(face.status == "faced" for face in coverage(config))
+    assert before < 0.5 * sum(face.status == "faced" for face in coverage(PAPER))
 
 
 def test_default_config_and_the_command_line():
@@ -52,7 +54,7 @@ def test_default_config_and_the_command_line():
                              str(REPO / "config" / "config.yaml")],
                             capture_output=True, text=True, check=True)
     lines = result.stdout.splitlines()
-    assert lines[-1] == "published cells with a reproduced counterpart: 277/1497"
+    assert lines[-1] == "published cells with a reproduced counterpart: 280/1497"
     assert "aro/aro: 10/36" in lines
     # every published cell is listed, with what faces it or why none does
     cells = [line for line in lines if line.count("\t") == 4]

@@ -169,6 +169,18 @@ def test_aro_relation_excludes_symmetric() -> None:
     assert filtered["overall"]["macro_accuracy"] == 75.0
 
 
+def test_aro_relation_group_subtotals_are_unweighted_means_of_their_relations() -> None:
+    frame = _vg_frame({"on": (3, 4), "above": (1, 10), "next to": (0, 4), "riding": (2, 2)})
+    groups = {"spatial": ["on", "above", "next to", "under"], "verbs": ["riding"]}
+    result = aro_relation_metrics(frame, symmetric=["next to"], groups=groups)
+    spatial = result["groups"]["spatial"]
+    # (0.75 + 0.10) / 2, not the pooled 4/14; "next to" is excluded, "under" is absent
+    assert spatial == {"macro_accuracy": 42.5, "n_relations": 2, "n": 14, "missing": ["under"]}
+    assert result["groups"]["verbs"]["macro_accuracy"] == 100.0
+    assert result["groups"]["verbs"]["n_relations"] == 1
+    assert "groups" not in aro_relation_metrics(frame)
+
+
 def test_order_metrics_per_seed_population_std() -> None:
     rows = []
     for seed, n_correct in ((0, 1), (1, 3)):

@@ -196,6 +196,21 @@ def test_aro_table2_rows_samples_and_markdown() -> None:
     pd.testing.assert_frame_equal(back, table.round(4), check_exact=False, atol=1e-9)
 
 
+def test_aro_table2_section_subtotals_follow_accuracy() -> None:
+    results = {m: {b: dict(v) for b, v in bench.items()} for m, bench in RESULTS.items()}
+    for bench in results.values():
+        macro = bench["vg_relation"]["overall"]["macro_accuracy"]
+        bench["vg_relation"]["groups"] = {
+            "spatial": {"macro_accuracy": macro - 5, "n_relations": 2, "n": 70, "missing": []}}
+    table = aro_table2(results)
+    assert list(table.index)[:2] == ["Accuracy", "Accuracy (spatial)"]
+    assert table.loc["Accuracy (spatial)", "clip"] == 45.0
+    assert table.loc["Accuracy (spatial)", "# Samples"] == 70
+    del results["clip"]["vg_relation"]["groups"]
+    with pytest.raises(ValueError, match="relation groups differ"):
+        aro_table2(results)
+
+
 def test_aro_table2_rejects_sample_mismatch_and_no_data() -> None:
     results = {m: dict(b) for m, b in RESULTS.items()}
     bad = _relation(60.0, 61.0)

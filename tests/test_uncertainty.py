@@ -40,7 +40,8 @@ def choice_bench(n: int, protocol: str, subsets: list[str], seed: int = 0, skill
 CASES = {
     "sugarcrepe": ("i2t", ["add_obj", "replace_att", "swap_obj"], {}, {}),
     "aro_relation": ("i2t", ["on", "near", "left of", "rare"], {},
-                     {"symmetric": ["near"], "min_count": 30}),
+                     {"symmetric": ["near"], "min_count": 30,
+                      "groups": {"spatial": ["on", "left of", "near", "under"]}}),
     "aro_attribution": ("i2t", ["red_blue", "big_small", "odd"], {}, {"min_count": 40}),
     "order": ("i2t", ["shuffle_nouns"], {"seed": [0, 1, 2]}, {}),
     "bison": ("t2i", ["bison"], {}, {}),
@@ -86,6 +87,9 @@ def test_full_sample_values_are_the_reported_metrics(kind):
             if name != "original":
                 assert outcomes[f"{name} changed_prediction"].value()[0] == pytest.approx(
                     entry["changed_prediction"], abs=0.01), name
+    if kind == "aro_relation":  # ARO Table 2's section subtotals
+        assert outcomes["spatial macro_accuracy"].value()[0] == pytest.approx(
+            full["groups"]["spatial"]["macro_accuracy"], abs=0.01)
     if kind in ("bivlc", "winoground"):  # per negative type / subset
         groups = full["types"] if kind == "bivlc" else full["subsets"]
         for name, entry in groups.items():

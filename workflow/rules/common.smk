@@ -498,6 +498,7 @@ def metric_options(benchmark):
         return {
             "symmetric": opts.get("symmetric_relations", []),
             "min_count": opts.get("min_count", 0),
+            "groups": opts.get("relation_groups", {}),
         }
     if benchmark == "vg_attribution":
         return {"min_count": opts.get("min_count", 25)}

@@ -137,15 +137,42 @@ def aro_relation_metrics(
     symmetric: Iterable[str] = (),
     min_count: int = 0,
     *,
+    groups: Mapping[str, Sequence[str]] | None = None,
     benchmark: str | None = None,
 ) -> Metrics:
-    """ARO VG-Relation: accuracy per relation (``subset``), macro over non-symmetric ones."""
+    """ARO VG-Relation: accuracy per relation (``subset``), macro over non-symmetric ones;
+    with ``groups`` (ARO Appendix Table 2's "Spatial Relationships" and "Verbs"), also the
+    macro accuracy over each group's relations (`relation_group_macro`)."""
     symmetric = sorted(set(symmetric))
-    options = {"min_count": min_count, "symmetric": symmetric}
+    options: Metrics = {"min_count": min_count, "symmetric": symmetric}
     body = subset_macro_aggregate(
         item_correct(df), list(df["subset"]), min_count=min_count, symmetric=symmetric
     )
+    if groups:
+        options["groups"] = {name: list(members) for name, members in groups.items()}
+        body["groups"] = relation_group_macro(body["subsets"], body["excluded"], groups)
     return _header(df, "aro_relation", benchmark, options) | body
+
+
+def relation_group_macro(
+    subsets: Mapping[str, Metrics], excluded: Mapping[str, str],
+    groups: Mapping[str, Sequence[str]],
+) -> dict[str, Metrics]:
+    """Per group: the unweighted mean accuracy of its relations that have items and are not
+    excluded (ARO Appendix Table 2's "Accuracy" rows of each section are this mean: the
+    published per-relation values reproduce them), their count and items, and the group's
+    relations absent from the data."""
+    out = {}
+    for name, members in groups.items():
+        kept = [m for m in members if m in subsets and m not in excluded and subsets[m]["n"]]
+        fractions = [subsets[m]["correct"] / subsets[m]["n"] for m in kept]
+        out[name] = {
+            "macro_accuracy": percent(_mean(fractions)),
+            "n_relations": len(kept),
+            "n": int(sum(subsets[m]["n"] for m in kept)),
+            "missing": sorted(set(members) - set(subsets)),
+        }
+    return out
 
 
 def aro_attribution_metrics(

@@ -142,8 +142,12 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
                         dtype=bool)
         out = [Outcome("macro_accuracy", correct, kept, subsets),
                Outcome("micro_accuracy", correct, everyone)]
-        if kind == "aro_relation":  # per relation (ARO Appendix Table 2)
+        if kind == "aro_relation":  # per relation and section (ARO Appendix Table 2)
             out += [Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]
+            for name, members in dict(options.get("groups") or {}).items():
+                chosen = kept & np.isin(subsets, list(members))
+                if chosen.any():
+                    out.append(Outcome(f"{name} macro_accuracy", correct, chosen, subsets))
         return out
     if kind == "order":
         seeds = (merged["seed"].astype(str).to_numpy() if "seed" in merged

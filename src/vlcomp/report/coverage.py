@@ -131,6 +131,8 @@ def _aro_table2(run: Run, relations: Iterable[str]) -> TableCells:
 
     labels = run.labels_with("vg_relation")
     table.add(labels, ["Accuracy"])
+    sections = run.config["benchmarks"]["vg_relation"].get("relation_groups", {})
+    table.add(labels, [f"Accuracy ({name})" for name in sections])
     excluded = set(run.config["benchmarks"]["vg_relation"].get("symmetric_relations", []))
     released = run.source("vg_relation") == "aro"  # the released data's relations, else the
     names = relations if released else RELATIONS  # world grammar's

@@ -121,6 +121,8 @@ def table_columns(table_name: str, metrics: Mapping[str, Sequence[str]]
                 for kind, label in BIVLC_TYPE_LABELS.items() for m in ("I2T", "T2I", "Group")}
     elif table_name == "aro/table2":
         out |= {"Accuracy": ("vg_relation", "macro_accuracy")}
+        out |= {f"Accuracy ({m.removesuffix(' macro_accuracy')})": ("vg_relation", m)
+                for m in metrics.get("vg_relation", ()) if m.endswith(" macro_accuracy")}
         out |= {s: ("vg_relation", f"{s} accuracy") for s in subsets("vg_relation", " accuracy")}
         out |= {s + EXCLUDED_SUFFIX: ("vg_relation", f"{s} accuracy")
                 for s in subsets("vg_relation", " accuracy")}

@@ -272,7 +272,9 @@ def _aro6_wide(
 def aro_table2(
     results: Results, groups: Groups | None = None, benchmark: str = "vg_relation"
 ) -> pd.DataFrame:
-    """ARO Table 2 layout: ``Accuracy`` then one row per relation; models/groups as columns.
+    """ARO Table 2 layout: ``Accuracy``, ``Accuracy (<section>)`` for each relation group of
+    the record (ARO's spatial / verbs subtotals), then one row per relation; models/groups as
+    columns.
 
     ``Accuracy`` is the record's macro accuracy over non-excluded relations; relations
     follow sorted by name, excluded ones (e.g. symmetric ``next to``) kept with the label
@@ -298,15 +300,20 @@ def aro_table2(
     relation_labels = {
         name: name + EXCLUDED_SUFFIX if name in excluded else name for name in sorted(subsets)
     }
+    sections = reference[1].get("groups", {})
+    section_labels = {name: f"Accuracy ({name})" for name in sections}
     for model, benchmarks in results.items():
         metrics = benchmarks.get(benchmark)
         if metrics is not None:
             rows[model]["Accuracy"] = _value(metrics["overall"]["macro_accuracy"])
+            for name, label in section_labels.items():
+                rows[model][label] = _value(metrics["groups"][name]["macro_accuracy"])
             for name, label in relation_labels.items():
                 rows[model][label] = _value(metrics["subsets"][name]["accuracy"])
-    labels = ["Accuracy", *relation_labels.values()]
+    labels = ["Accuracy", *section_labels.values(), *relation_labels.values()]
     table = _transpose(_table(rows, labels, groups), "relation")
     samples = [sum(int(s["n"]) for r, s in subsets.items() if r not in excluded)]
+    samples += [int(sections[name]["n"]) for name in section_labels]
     samples += [int(subsets[name]["n"]) for name in relation_labels]
     table[SAMPLES_COLUMN] = pd.Series(samples, index=table.index, dtype="int64")
     return table
@@ -324,6 +331,8 @@ def _check_same_relations(
         raise ValueError(f"# Samples differ between {first!r} and {model!r} for relations {diff}")
     if set(ref.get("excluded", {})) != set(metrics.get("excluded", {})):
         raise ValueError(f"excluded relations differ between {first!r} and {model!r}")
+    if set(ref.get("groups", {})) != set(metrics.get("groups", {})):
+        raise ValueError(f"relation groups differ between {first!r} and {model!r}")
 
 
 def sugarcrepe_table(
