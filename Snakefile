@@ -26,6 +26,11 @@ include: "workflow/rules/report.smk"
 report: "workflow/report/workflow.rst"
 
 
+onstart:
+    for row, reason in PUBLISHED_ONLY.items():
+        print(f"vlcomp: published row {row!r} is not reproduced here: {reason}")
+
+
 rule all:
     input:
         all_tables(),

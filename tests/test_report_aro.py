@@ -211,6 +211,20 @@ def test_aro_table2_section_subtotals_follow_accuracy() -> None:
         aro_table2(results)
 
 
+def test_aro_table_leads_with_the_chance_level_of_each_benchmark() -> None:
+    results = {m: {b: dict(v) for b, v in bench.items()} for m, bench in RESULTS.items()}
+    results["clip"]["vg_relation"]["chance"] = 50.0
+    results["clip"]["order"]["chance"] = 20.0
+    table = aro_table(results, {"vg_relation": "VG-Relation", "order": "Order"}, GROUPS)
+    assert table.index[0] == "Chance-level"
+    assert table.loc["Chance-level", ["VG-Relation", "Order"]].tolist() == [50.0, 20.0]
+    assert np.isnan(table.loc["Chance-level", "Order std"])
+    assert list(table.index[1:]) == LABELS
+    results["Chance-level"] = {}
+    with pytest.raises(ValueError, match="name of the chance row"):
+        aro_table(results, {"vg_relation": "VG-Relation"})
+
+
 def test_aro_table2_rejects_sample_mismatch_and_no_data() -> None:
     results = {m: dict(b) for m, b in RESULTS.items()}
     bad = _relation(60.0, 61.0)

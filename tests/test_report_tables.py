@@ -105,6 +105,18 @@ def test_bivlc_tables_follow_the_paper_layouts() -> None:
     assert len(table6.columns) == 9
 
 
+def test_bivlc_table2_leads_with_the_random_row_of_the_records_chance_levels() -> None:
+    from vlcomp.metrics.benchmarks import PAIR_CHANCE
+
+    results = {m: {b: dict(v) for b, v in bench.items()} for m, bench in RESULTS.items()}
+    results["negclip"]["sugarcrepe"]["chance"] = 50.0
+    results["clip-vit-b-32"]["bivlc"]["chance"] = dict(PAIR_CHANCE)
+    table2 = bivlc_table2(results)
+    assert table2.index[0] == "Random"
+    assert table2.loc["Random"].tolist() == pytest.approx([50.0, 25.0, 25.0, 16.6667])
+    assert "Random" not in bivlc_table3(results).index  # Table 3 has no Random row
+
+
 def test_write_table_roundtrip_and_deterministic(tmp_path: Path) -> None:
     table = aro_table(RESULTS, ARO_COLUMNS)
     csv_path, md_path = write_table(table, tmp_path / "out" / "aro")

@@ -542,6 +542,9 @@ ARO_BENCHMARKS = ["vg_relation", "vg_attribution"] + ORDER_BENCHMARKS
 PUBLISHED_ALIASES = (
     WORLD_ALIASES if {"order", "world_retrieval"} & set(BENCHMARKS) else {}
 )
+# published rows this configuration cannot reproduce, and why (said at start, and in the
+# note column of every _vs_published table)
+PUBLISHED_ONLY = config.get("published_only", {})
 
 
 def vgs_names():

@@ -449,6 +449,7 @@ rule table_vs_published:
         counterparts=lambda wc: published_counterparts(
             config, *PUBLISHED_FOR[f"{wc.paper}/{wc.table}"]
         ),
+        published_only=PUBLISHED_ONLY,
     script:
         "../scripts/report_vs_published.py"
 

@@ -11,7 +11,8 @@ from vlcomp.report.tables import write_table
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     ours = pd.read_csv(snakemake.input[0], index_col=p.index)
-    table = side_by_side(ours, load_published(p.paper, p.tables), p.aliases, p.counterparts)
+    table = side_by_side(ours, load_published(p.paper, p.tables), p.aliases, p.counterparts,
+                         p.published_only)
     write_table(table, Path(snakemake.output.csv).with_suffix(""))
     found = int(table.reproduced.notna().sum())
     log.info("%d published cells, %d with a reproduced value\n%s", len(table), found, table)

@@ -75,14 +75,31 @@ def _single(df: pd.DataFrame, column: str) -> str:
     return str(values[0])
 
 
+PAIR_CHANCE = {"I2T": 25.0, "T2I": 25.0, "Group": percent(1 / 6),
+               "Ipos2T": 50.0, "Ineg2T": 50.0, "Tpos2I": 50.0, "Tneg2I": 50.0}
+
+
+def chance_accuracy(df: pd.DataFrame) -> float | dict[str, float | None] | None:
+    """The expected accuracy (%) of random scores: the mean of 1/k over items with k options
+    (texts for i2t, images for t2i); for 2 x 2 pair items each pair score's level (text and
+    image scores 25 %, group 1/6, one direction 50 %), as the papers' Random rows."""
+    if not len(df):
+        return None
+    if _single(df, "protocol") == "pair":
+        return dict(PAIR_CHANCE)
+    column = "image_ids" if _single(df, "protocol") == "t2i" else "texts"
+    return percent(float(np.mean([1.0 / len(options) for options in df[column]])))
+
+
 def _header(df: pd.DataFrame, metric: str, benchmark: str | None, options: Metrics) -> Metrics:
-    """Common leading keys of a metrics dict."""
+    """Common leading keys of a metrics dict (``chance``: `chance_accuracy`)."""
     return {
         "benchmark": benchmark,
         "metric": metric,
         "tie_policy": _single(df, "tie_policy"),
         "n_items": len(df),
         "options": options,
+        "chance": chance_accuracy(df),
     }
 
 

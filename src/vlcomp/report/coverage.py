@@ -42,7 +42,12 @@ from vlcomp.report.labels import (
     configured_benchmarks,
     dataset_label,
 )
-from vlcomp.report.published import COMPARED, WORLD_ALIASES, load_published
+from vlcomp.report.published import (
+    COMPARED,
+    WORLD_ALIASES,
+    load_published,
+    published_only_reason,
+)
 
 STD = " std"
 Cell = tuple[str, str]  # (row, column) as `models_as_rows` shows a reproduced table
@@ -115,10 +120,14 @@ def _with_std(run: Run, table: TableCells, benchmark: str, columns: Iterable[str
         table.add([lb for lb in labels if run.spread(lb, benchmark)], [column + STD])
 
 
-def _aro(run: Run) -> TableCells:
+def _aro(run: Run, chance: bool = False) -> TableCells:
+    from vlcomp.report.tables import CHANCE_LEVEL
+
     table = TableCells()
     for benchmark, column in aro_columns(run.benchmarks).items():
         _with_std(run, table, benchmark, [column])
+        if chance:
+            table.add([CHANCE_LEVEL], [column])
     return table
 
 
@@ -172,13 +181,20 @@ def _robustness(run: Run, strategies: Mapping[str, str], kind: str) -> TableCell
     return table
 
 
-def _bivlc(run: Run, scores: Sequence[str], sugarcrepe: bool = True) -> TableCells:
+def _bivlc(run: Run, scores: Sequence[str], sugarcrepe: bool = True,
+           random_row: bool = False) -> TableCells:
+    from vlcomp.report.tables import RANDOM
+
     table = TableCells()
     if "bivlc" not in run.benchmarks:
         return table
     _with_std(run, table, "bivlc", scores)
+    if random_row:
+        table.add([RANDOM], scores)
     if sugarcrepe and "sugarcrepe" in run.benchmarks:
         _with_std(run, table, "sugarcrepe", ["SugarCrepe"], run.labels_with("bivlc"))
+        if random_row:
+            table.add([RANDOM], ["SugarCrepe"])
     return table
 
 
@@ -286,12 +302,12 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
     run = Run.of(config)
     types = [f"{BIVLC_TYPE_LABELS[t]} {s}" for t in BIVLC_TYPE_LABELS for s in BIVLC_MAIN]
     return {
-        "aro/aro": _aro(run),
+        "aro/aro": _aro(run, chance=True),
         "aro/table2": _aro_table2(run, relations),
         "aro/table6": _aro_table6(run),
         "robustness/aro_table3": _robustness(run, ARO_TEXT_STRATEGIES, "text"),
         "robustness/aro_table4": _robustness(run, ARO_IMAGE_STRATEGIES, "image"),
-        "bivlc/table2": _bivlc(run, BIVLC_MAIN),
+        "bivlc/table2": _bivlc(run, BIVLC_MAIN, random_row=True),
         "bivlc/table3": _bivlc(run, (*BIVLC_MAIN, *BIVLC_DIRECTIONAL)),
         "bivlc/table4": _bivlc_table4(run),
         "bivlc/table6": _bivlc(run, types, sugarcrepe=False),
@@ -364,7 +380,7 @@ class Face:
     published: float
     reproduced_table: str
     counterparts: tuple[str, ...]
-    status: str  # faced | no table | no row | no column
+    status: str  # faced | no table | no row | no column | published only: <reason>
     data: bool = False
 
 
@@ -380,6 +396,7 @@ def coverage(config: Mapping[str, Any]) -> list[Face]:
     relations = {r["column"] for r in records if (r["paper"], r["table"]) == ("aro", "table2")
                  and not r["column"].startswith("Accuracy")}  # subtotals are not relations
     planned = plan_cells(config, relations)
+    published_only = config.get("published_only", {})
     target = published_to_reproduced()
     # the world's Order / retrieval columns stand for the papers' COCO ones (as in the
     # table_vs_published jobs)
@@ -406,6 +423,9 @@ def coverage(config: Mapping[str, Any]) -> list[Face]:
                 status = "no row" if column in columns else "no column"
             else:
                 status = "no column"
+            reason = published_only_reason(row, published_only)
+            if not found and reason:
+                status = f"published only: {reason}"
             data = any((r, column) in cells.data for r in found)
             faces.append(Face(record["paper"], record["table"], row, record["column"],
                               float(value), key, found, status, data))

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-COLUMNS = ["row", "ours", "column", "published", "reproduced", "difference", "source"]
+COLUMNS = ["row", "ours", "column", "published", "reproduced", "difference", "source", "note"]
 # Reproduced table (``results/tables/{key}.csv``) -> the paper and published tables it is
 # compared with (``results/tables/{key}_vs_published.*``).
 COMPARED = {
@@ -102,10 +102,23 @@ def models_as_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table.drop(columns="row", errors="ignore").set_axis(pd.Index(labels, name="row"))
 
 
+def published_only_reason(row: str, published_only: Mapping[str, str] | None) -> str | None:
+    """Why a published row is not reproduced (config ``published_only``), matched by the
+    whole row, its model (the last part of ``"gallery / strategy / model"``), or the name
+    before a parenthesised variant (``ShowTell (XE)`` -> ``ShowTell``)."""
+    table = published_only or {}
+    model = row.rsplit(" / ", 1)[-1]
+    for name in (row, model, model.split(" (", 1)[0]):
+        if name in table:
+            return table[name]
+    return None
+
+
 def side_by_side(
     ours: pd.DataFrame, records: Sequence[dict[str, Any]],
     aliases: dict[str, str] | None = None,
     counterparts: Mapping[str, Sequence[str]] | None = None,
+    published_only: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per published cell and reproduced row facing it, grouped by published row:
     the published value, ours (NaN where we have no such row or column), their difference,
@@ -113,7 +126,9 @@ def side_by_side(
     rows that reproduce it (`vlcomp.report.coverage.published_counterparts`; default: the
     row of the same name); a cell with several (a released checkpoint and our retrained
     model) gets a line for each, ``ours`` naming the row. ``aliases`` maps a published column
-    to ours where the names differ (`WORLD_ALIASES`)."""
+    to ours where the names differ (`WORLD_ALIASES`). ``published_only`` maps a published row
+    that cannot be reproduced here to the reason (config ``published_only``): its cells
+    without a reproduced value say so in ``note``."""
     ours = models_as_rows(ours)
     aliases = aliases or {}
     rows = []
@@ -126,9 +141,12 @@ def side_by_side(
                 mine = np.nan
                 if mine_row in ours.index and mine_column in ours.columns:
                     mine = float(ours.loc[mine_row, mine_column])
+                reason = published_only_reason(row, published_only)
+                note = f"published only: {reason}" if np.isnan(mine) and reason else ""
                 rows.append({"row": row, "ours": mine_row, "column": column,
                              "published": float(value), "reproduced": mine,
-                             "difference": mine - float(value), "source": record["source"]})
+                             "difference": mine - float(value), "source": record["source"],
+                             "note": note})
     out = pd.DataFrame(rows, columns=COLUMNS)
     # group by model (first appearance order), columns in the records' order within each
     order = pd.Categorical(out.row, categories=list(dict.fromkeys(out.row)))

@@ -65,6 +65,8 @@ ARO6_SECTIONS = ("Compositional Tasks", "Downstream Tasks")
 SAMPLES_COLUMN = "# Samples"
 EXCLUDED_SUFFIX = " (excluded)"
 NAN = float("nan")
+CHANCE_LEVEL = "Chance-level"  # ARO's name for its chance row
+RANDOM = "Random"  # BiVLC's and VisualGPTScore's
 Groups = Mapping[str, Sequence[str]]
 
 
@@ -206,6 +208,33 @@ def _aro_rows(
     return rows, labels
 
 
+def _chance_row(results: Results, cells: Mapping[str, Mapping[str | None, str]]
+                ) -> dict[str, float]:
+    """The chance level of each cell from the first record of its benchmark that has one
+    (``chance`` in the metrics, `vlcomp.metrics.benchmarks.chance_accuracy`): ``cells`` maps
+    benchmark -> {key of a pair benchmark's chance dict, or None for a plain level -> label}."""
+    row: dict[str, float] = {}
+    for benchmark, keys in cells.items():
+        levels = [m[benchmark]["chance"] for m in results.values()
+                  if m.get(benchmark, {}).get("chance") is not None]
+        if not levels:
+            continue
+        for key, label in keys.items():
+            level = levels[0] if key is None else levels[0].get(key)
+            if level is not None:
+                row[label] = float(level)
+    return row
+
+
+def _lead_with(table: pd.DataFrame, name: str, chance: Mapping[str, float]) -> pd.DataFrame:
+    """``table`` led by the chance row ``name`` (unchanged when no level is known)."""
+    if not chance:
+        return table
+    if name in table.index:
+        raise ValueError(f"a model is labelled {name!r}, the name of the chance row")
+    return pd.concat([_frame({name: dict(chance)}, list(table.columns)), table])
+
+
 def aro_table(
     results: Results, columns: Mapping[str, str] = ARO_COLUMNS, groups: Groups | None = None
 ) -> pd.DataFrame:
@@ -214,10 +243,13 @@ def aro_table(
     ``columns`` maps benchmark names to column labels; the metric kind of each benchmark's
     dict decides what is shown (``aro_relation``/``aro_attribution`` or ``order``). Without
     ``groups`` the Order std is the record's std over perturbation seeds; with ``groups``
-    every column's std is over the group's members (see the module docstring).
+    every column's std is over the group's members (see the module docstring). The first
+    row, ``Chance-level``, is each benchmark's chance accuracy (ARO §2.1: 50 % on VG, 20 %
+    on Order's five captions).
     """
     rows, labels = _aro_rows(results, columns)
-    return _table(rows, labels, groups)
+    chance = _chance_row(results, {b: {None: label} for b, label in columns.items()})
+    return _lead_with(_table(rows, labels, groups), CHANCE_LEVEL, chance)
 
 
 def aro_table6(
@@ -391,16 +423,24 @@ def _sugarcrepe_and_bivlc(
     sugarcrepe: str | None,
     scores: Sequence[str],
     groups: Groups | None,
+    random_row: bool = False,
 ) -> pd.DataFrame:
-    """A leading SugarCrepe micro-accuracy column, then overall BiVLC ``scores``."""
+    """A leading SugarCrepe micro-accuracy column, then overall BiVLC ``scores``; with
+    ``random_row`` a first ``Random`` row of chance levels (BiVLC Table 2)."""
     rows, labels = _bivlc_rows(results, benchmark, scores, ())
-    if sugarcrepe is None:
-        return _table(rows, labels, groups)
-    for model, benchmarks in results.items():
-        metrics = benchmarks.get(sugarcrepe)
-        if metrics is not None:
-            rows[model] = {"SugarCrepe": _value(metrics["overall"]["accuracy"])} | rows[model]
-    return _table(rows, ["SugarCrepe", *labels], groups)
+    if sugarcrepe is not None:
+        for model, benchmarks in results.items():
+            metrics = benchmarks.get(sugarcrepe)
+            if metrics is not None:
+                rows[model] = {"SugarCrepe": _value(metrics["overall"]["accuracy"])} | rows[model]
+        labels = ["SugarCrepe", *labels]
+    table = _table(rows, labels, groups)
+    if not random_row:
+        return table
+    cells = {benchmark: {s: s for s in scores}}
+    if sugarcrepe is not None:
+        cells[sugarcrepe] = {None: "SugarCrepe"}
+    return _lead_with(table, RANDOM, _chance_row(results, cells))
 
 
 def bivlc_table2(
@@ -409,8 +449,10 @@ def bivlc_table2(
     sugarcrepe: str | None = "sugarcrepe",
     groups: Groups | None = None,
 ) -> pd.DataFrame:
-    """BiVLC Table 2 layout: SugarCrepe accuracy, then BiVLC I2T, T2I, Group."""
-    return _sugarcrepe_and_bivlc(results, benchmark, sugarcrepe, BIVLC_MAIN, groups)
+    """BiVLC Table 2 layout: SugarCrepe accuracy, then BiVLC I2T, T2I, Group; the Random row
+    first (chance levels: 50, 25, 25, 16.67)."""
+    return _sugarcrepe_and_bivlc(results, benchmark, sugarcrepe, BIVLC_MAIN, groups,
+                                 random_row=True)
 
 
 def bivlc_table3(
