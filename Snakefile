@@ -13,6 +13,7 @@ if not workflow.overwrite_configfiles:
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/benchmarks.smk"
+include: "workflow/rules/vgs_benchmarks.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/negatives.smk"
 include: "workflow/rules/generate.smk"

@@ -36,8 +36,8 @@ def test_shipped_configs_validate(name):
         (lambda c: c["world"].update(colours=["red"]), "config.world: Additional properties"),
         (lambda c: c["world"]["splits"].update(train="many"),
          "config.world.splits.train: 'many' is not of type 'integer'"),
-        (lambda c: c["benchmarks"].update(eqben={}),
-         "config.benchmarks: 'eqben' does not match"),
+        (lambda c: c["benchmarks"].update(mmvp={}),
+         "config.benchmarks: 'mmvp' does not match"),
         (lambda c: c["benchmarks"].update(winoground={"subsets": ["replace_obj"]}),
          "config.benchmarks.winoground.subsets.0: 'replace_obj' is not one of"),
         (lambda c: c["models"]["world_clip"].update(family="flava"), "config.models.world_clip"),
@@ -101,8 +101,8 @@ def test_errors_name_the_key(edit, message):
          "config.models.blip_itm_base.convert: only for family hf_blip_lm"),
         (lambda c: c["models"]["blip_itm_base"].update(itm_first_token="sep"),
          "config.models.blip_itm_base.itm_first_token: 'sep' is not one of"),
-        (lambda c: c["visualgptscore"]["null_images"]["n_by_benchmark"].update(eqben=30),
-         "config.visualgptscore.null_images.n_by_benchmark: .'eqben'. are not under"),
+        (lambda c: c["visualgptscore"]["null_images"]["n_by_benchmark"].update(mmvp=30),
+         "config.visualgptscore.null_images.n_by_benchmark: .'mmvp'. are not under"),
     ],
 )
 def test_paper_errors_name_the_key(edit, message):

@@ -21,12 +21,16 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 32 files from vlcomp.data.sources, 8 zips unpacked, Flickr30k checked
-    "download_file": 32, "unpack_archive": 8, "check_manual_download": 1, "wordnet": 1,
+    # 47 files from vlcomp.data.sources, 12 folders unpacked (Visual Genome's two zips into
+    # one), Flickr30k and VL-CheckList's HAKE images checked
+    "download_file": 47, "unpack_archive": 12, "check_manual_download": 2, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
     "bison_altered_benchmark": 1, "winoground_benchmark": 1,
+    # VisualGPTScore's other sets: CREPE's three negative types, VL-CheckList Relation, EqBen,
+    # Winoground's untagged items
+    "crepe_release": 3, "vl_checklist_release": 1, "eqben_release": 1, "winoground_no_tag": 1,
     "perturb_order": 10, "order_benchmark": 2, "retrieval_benchmark": 2,
     "robustness_gallery": 6, "perturb_texts": 1, "perturb_images": 18,
     # ARO: NegCLIP's released TSV (negatives + neighbours); BiVLC: the released TROHN-Text
@@ -35,10 +39,10 @@ PAPER_JOBS = {
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
     # 14 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it); 2 BLIP
     # ITMs and FLAVA (ITM on ARO's 4 sets, cosine on the rest) embed and score pairs in one
-    # job each, 3 BLIP captioners score pairs, priors and galleries in one job each; 9 choice
+    # job each, 3 BLIP captioners score pairs, priors and galleries in one job each; 15 choice
     # benchmarks
     "embed_model": 14, "score_pairs": 3, "score_generative": 3,
-    "score_and_metrics": 126, "pair_metrics": 54,
+    "score_and_metrics": 210, "pair_metrics": 90,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
     "retrieval_metrics": 34, "robustness_metrics": 17,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
@@ -46,15 +50,15 @@ PAPER_JOBS = {
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_winoground": 1, "table_vs_published": 14,
-    # VisualGPTScore: 3 BLIP captioners x 7 image->text benchmarks; Tables 1, 2 and 4
-    "alpha_curve": 21, "table_visualgptscore": 1,
+    # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
+    "alpha_curve": 39, "table_visualgptscore": 1,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6,
     # bootstrap CIs and paired tests per choice benchmark
-    "uncertainty": 9, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
+    "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
-    "uncertainty_alpha": 27,  # VisualGPTScore Tables 2/4: 3 captioners x (7 + 2 retrieval)
-    # blind baselines on the 7 image->text benchmarks: a bigram LM and 3 captioners P(t|null)
-    "blind_scores": 28,
+    "uncertainty_alpha": 45,  # VisualGPTScore Tables 2/4: 3 captioners x (13 + 2 retrieval)
+    # blind baselines on 13 image->text benchmarks: a bigram LM and 3 captioners P(t|null)
+    "blind_scores": 52,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
     # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves)
     "table_intervals": 17,

@@ -35,6 +35,12 @@ def _check_references(config: dict[str, Any]) -> None:
     if compute["device"] == "cuda" and compute.get("gpus") == 0:
         raise ConfigError("config.compute.gpus: 0 with device cuda; GPU jobs would get no GPU "
                           "on a cluster (leave gpus out: it defaults to 1 with cuda)")
+    benchmarks = config["benchmarks"]
+    if "winoground_no_tag" in benchmarks and \
+            benchmarks.get("winoground", {}).get("source", "world") != "release":
+        raise ConfigError("config.benchmarks.winoground_no_tag: Diwan et al.'s tags describe "
+                          "the released Winoground; add benchmarks.winoground with source "
+                          "release (the world's pairs have no such tags)")
     train = config.get("train", {})
     for name, entry in config["models"].items():
         if entry["family"] == "checkpoint":

@@ -25,6 +25,7 @@ from vlcomp.data.lockfile import DEFAULT_LOCK  # noqa: E402
 from vlcomp.data.sources import (  # noqa: E402
     SOURCES,
     SUGARCREPE_SUBSETS,
+    VL_CHECKLIST_BLOBS,
     manual_checks,
     remote_files,
     resolve_url,
@@ -34,8 +35,12 @@ from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
 from vlcomp.report.coverage import published_counterparts  # noqa: E402
 from vlcomp.report.labels import aro_columns as label_aro_columns  # noqa: E402
 from vlcomp.report.labels import aro6_downstream as label_aro6_downstream  # noqa: E402
+from vlcomp.report.labels import vgs_names as label_vgs_names  # noqa: E402
+from vlcomp.report.labels import world_names as label_world_names  # noqa: E402
 from vlcomp.report.labels import (  # noqa: E402
     ALPHA_KINDS,
+    CREPE_PREFIX,
+    DISPLAY_NAMES,
     benchmark_kind,
     configured_benchmarks,
     dataset_label,
@@ -83,7 +88,12 @@ wildcard_constraints:
 # Real datasets and checkpoints: every downloadable file and every archive's folder.
 REMOTE_FILES = remote_files(config.get("downloads", {}).get("sha256"))
 REMOTE_FILE_PATTERN = "|".join(re.escape(p) for p in REMOTE_FILES)
-UNPACKED = {f.unpack_to: p for p, f in REMOTE_FILES.items() if f.unpack_to}
+UNPACKED = (
+    {}
+)  # folder -> the archives unpacked into it (Visual Genome: two zips, one folder)
+for _path, _file in REMOTE_FILES.items():
+    if _file.unpack_to:
+        UNPACKED.setdefault(_file.unpack_to, []).append(_path)
 UNPACKED_PATTERN = "|".join(re.escape(p) for p in UNPACKED)
 DOWNLOAD_MIRRORS = config.get("downloads", {}).get("mirrors", {})
 # size and sha256 of downloads without a published hash (not an output: survives re-runs)
@@ -167,12 +177,8 @@ METHOD_TABLE_KINDS = ALPHA_KINDS + ("bison",)
 METHOD_TABLE_BENCHMARKS = [
     b for b in BENCHMARKS if BENCHMARK_KIND[b] in METHOD_TABLE_KINDS
 ]
-# the world's Winoground-style set is not Winoground; retrieval is named by its dataset
-VGS_NAMES = (
-    {"winoground": "Winoground-style"}
-    if "winoground" in BENCHMARKS and source_of("winoground") == "world"
-    else {}
-)
+# the world's sets are not the papers' (Winoground-style ...); retrieval is named by dataset
+VGS_NAMES = label_world_names(config)
 # Generated negative images (BiVLC): sets under config.generation, and which negative
 # images the BiVLC benchmark uses (generated + filtered, or exact renders of edited scenes).
 GENERATION = config.get("generation", {})
@@ -232,8 +238,10 @@ def benchmark_imagesets(benchmark):
         return ["world_test"] if world else ["sugarcrepe"]
     if kind == "bivlc":
         return ["world_test", BIVLC_IMAGESET] if world else ["bivlc"]
-    if kind == "winoground":
-        return ["world_test", "winoground_world"] if world else ["winoground"]
+    if kind == "winoground":  # Winoground, its No-Tag subset, EqBen
+        return ["world_test", f"{benchmark}_world"] if world else [benchmark]
+    if kind in ("crepe", "vl_checklist"):  # the world's on its test images
+        return ["world_test"] if world else [benchmark]
     if kind in ("bison", "bison_altered"):
         return ["world_test"] if world else ["bison"]
     # robustness: the galleries' test images, the folders' other images, shuffled copies
@@ -242,6 +250,39 @@ def benchmark_imagesets(benchmark):
 
 
 BENCHMARK_IMAGESETS = {b: benchmark_imagesets(b) for b in BENCHMARKS}
+CREPE_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "crepe"]
+CREPE_RELEASE = [b for b in CREPE_BENCHMARKS if source_of(b) == "release"]
+CREPE_WORLD = [b for b in CREPE_BENCHMARKS if source_of(b) == "world"]
+
+
+def crepe_negatives(wildcards):
+    """crepe_atom -> atom: the CREPE negative type of a benchmark."""
+    return wildcards.benchmark.removeprefix(CREPE_PREFIX)
+
+
+VL_CHECKLIST_CORPORA = (
+    BENCHMARK_SPECS["vl_checklist"].get("corpora", ["hake", "swig", "vg"])
+    if "vl_checklist" in BENCHMARKS
+    else []
+)
+
+
+def vl_checklist_inputs(wildcards):
+    """VL-CheckList's release files and the image folders of the corpora scored (Visual
+    Genome shared with CREPE, SWiG downloaded, HAKE a checked manual download)."""
+    inputs = {
+        "release": [
+            f"resources/vl_checklist/release/{path}" for path in VL_CHECKLIST_BLOBS
+        ]
+    }
+    folders = {
+        "vg": "resources/vg/images",
+        "swig": "resources/vl_checklist/swig",
+        "hake": "resources/vl_checklist/hake/.vlcomp_checked",
+    }
+    return inputs | {c: folders[c] for c in VL_CHECKLIST_CORPORA}
+
+
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
 ORDER_BENCHMARK_PATTERN = union(ORDER_BENCHMARKS)
 CHOICE_BENCHMARKS = [
@@ -275,6 +316,8 @@ BLIND_KINDS = (
     "sugarcrepe",
     "bivlc",
     "winoground",
+    "crepe",
+    "vl_checklist",
 )
 BLIND_BENCHMARKS = [b for b in CHOICE_BENCHMARKS if BENCHMARK_KIND[b] in BLIND_KINDS]
 BLIND_MODELS = {
@@ -549,10 +592,7 @@ PUBLISHED_ONLY = config.get("published_only", {})
 
 def vgs_names():
     """Display names of benchmarks in the VisualGPTScore tables."""
-    retrieval = {
-        b: dataset_label(b, "retrieval") or "Retrieval" for b in RETRIEVAL_BENCHMARKS
-    }
-    return VGS_NAMES | retrieval
+    return label_vgs_names(config)
 
 
 def aro_columns():
@@ -562,13 +602,7 @@ def aro_columns():
 
 def benchmark_labels():
     """Display names of the choice benchmarks (cross-benchmark tables and figures)."""
-    names = {
-        "sugarcrepe": "SugarCrepe",
-        "bivlc": "BiVLC",
-        "winoground": "Winoground",
-        "bison": "BISON",
-        "bison_altered": "BISON altered",
-    }
+    names = dict(DISPLAY_NAMES)
     retrieval = {
         b: " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
         for b in RETRIEVAL_BENCHMARKS

@@ -33,7 +33,7 @@ rule download_file:
 
 rule unpack_archive:
     input:
-        lambda wc: f"resources/{UNPACKED[wc.unpacked]}",
+        lambda wc: [f"resources/{a}" for a in UNPACKED[wc.unpacked]],
     output:
         directory("resources/{unpacked}"),
     log:

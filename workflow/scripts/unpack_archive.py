@@ -1,8 +1,9 @@
-"""Unpack one downloaded zip into its folder under resources/ (via a temporary folder)."""
+"""Unpack the downloaded archives (zip or tar.gz) of one folder under resources/, in order,
+via a temporary folder."""
 
-from vlcomp.data.download import extract_zip
+from vlcomp.data.download import extract_archives
 from vlcomp.jobs import job_log
 
 with job_log(snakemake.log[0]) as log:
-    extract_zip(snakemake.input[0], snakemake.output[0])
-    log.info("%s -> %s", snakemake.input[0], snakemake.output[0])
+    extract_archives(list(snakemake.input), snakemake.output[0])
+    log.info("%s -> %s", ", ".join(snakemake.input), snakemake.output[0])

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import tarfile
 import time
 import urllib.error
 import urllib.request
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,13 +146,22 @@ def fetch(
 
 
 def extract_zip(archive: str | Path, dest_dir: str | Path) -> Path:
-    """Unpack ``archive`` into ``dest_dir`` via a temporary folder renamed into place, so a
-    failed extraction leaves nothing half-written."""
-    archive, dest_dir = Path(archive), Path(dest_dir)
-    if dest_dir.exists():
-        return dest_dir
-    tmp = dest_dir.with_name(f".{dest_dir.name}.partial")
-    shutil.rmtree(tmp, ignore_errors=True)
+    """Unpack one zip (`extract_archives`)."""
+    return extract_archives([archive], dest_dir)
+
+
+def _unpack_into(archive: Path, tmp: Path) -> None:
+    """One zip or tar(.gz) into ``tmp``; a member that would land outside it is an error."""
+    if archive.name.endswith((".tar", ".tar.gz", ".tgz")):
+        try:
+            with tarfile.open(archive) as tf:
+                tf.extractall(tmp, filter="data")  # refuses absolute paths, .., device files
+        except tarfile.FilterError as err:
+            raise DownloadError(f"{archive}: member escapes the target folder ({err})") from err
+        except (tarfile.TarError, EOFError) as err:
+            raise DownloadError(f"{archive} is not a valid tar archive ({err}): delete it and "
+                                "download again") from err
+        return
     try:
         with zipfile.ZipFile(archive) as zf:
             for member in zf.namelist():
@@ -159,9 +170,23 @@ def extract_zip(archive: str | Path, dest_dir: str | Path) -> Path:
                     raise DownloadError(f"{archive}: member {member!r} escapes the target folder")
             zf.extractall(tmp)
     except zipfile.BadZipFile as err:
-        shutil.rmtree(tmp, ignore_errors=True)
         raise DownloadError(f"{archive} is not a valid zip ({err}): delete it and download "
                             "again") from err
+
+
+def extract_archives(archives: Sequence[str | Path], dest_dir: str | Path) -> Path:
+    """Unpack zips and tar(.gz) archives, in order, into ``dest_dir`` (Visual Genome's two
+    image zips share one folder) via a temporary folder renamed into place, so a failed
+    extraction leaves nothing half-written."""
+    dest_dir = Path(dest_dir)
+    if dest_dir.exists():
+        return dest_dir
+    tmp = dest_dir.with_name(f".{dest_dir.name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        for archive in archives:
+            _unpack_into(Path(archive), tmp)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -38,6 +38,26 @@ FG_SHA256 = {
     "MSCOCO_FG_ann.json": "2836a1d721aa16288bf14ae4dc76af6603af900d43946e7b9c89401b72905452",
     "Flickr30K_FG_ann.json": "7e77be240f3c94bf16ae2db0b59183ad86a73f7a05354e5317d05ce54d12996f",
 }
+# CREPE's productivity hard negatives (the zip's blob at the repository's head)
+CREPE_COMMIT = "1fa81c425f442396fe304f170c8eb6dc0747c814"
+CREPE_PROD_BLOB = "e73068643923319ab8bd38a43404a34221d41b41"
+# VL-CheckList Relation: the yamls naming each corpus file, and the files (unchanged since
+# ae487f14; spatial/vg.yaml points at data/Relation/vg/spatial.json since 3bb214e2)
+VL_CHECKLIST_COMMIT = "6f8d6a3281c401b89e4e154f46c6974ec2df3a82"
+VL_CHECKLIST_BLOBS = {
+    "corpus/v1/Relation/action/hake.yaml": "3a3203a77ac42164287abba47ef26b6832a3878e",
+    "corpus/v1/Relation/action/swig.yaml": "5691e67223851e60835420b95ae6cbd7348a2234",
+    "corpus/v1/Relation/action/vg.yaml": "341f657427855d72394ddafda9b9873023497e3a",
+    "corpus/v1/Relation/spatial/vg.yaml": "32c1cd5834729777b736f810c63514324dea5511",
+    "data/Relation/hake_action.json": "9c9488a53ed732338ca65fb2d934cb6d0889755a",
+    "data/Relation/swig_action.json": "27f41d28e61a03e738df75d92c50bc5928a78ee4",
+    "data/Relation/vg/action.json": "0e4c40fbb8fdc737c4f4535dbb059efb691ca078",
+    "data/Relation/vg/spatial.json": "b5358a330599ee9ecbbce0f6ec267bfea8efbb84",
+}
+# Diwan et al.'s Winoground tags
+DIWAN_COMMIT = "7069ff68709b493c7b32cdd7e3f5d65178cd9273"
+DIWAN_TAGS_BLOB = "a89ad868ead39e50406284e459153cb7df5e02b3"
+VG_IMAGES = "https://cs.stanford.edu/people/rak248/VG_100K_2"
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"
@@ -171,6 +191,68 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
                 "(examples.jsonl, metadata.csv, images)."),
         notes="400 items, 2 images x 2 captions (VisualGPTScore Tables 1, 11, 12).",
         licence="Winoground licence (research; no redistribution; gated on the hub)"),
+    Source(
+        "vg_images", files=(
+            RemoteFile("vg/images.zip", f"{VG_IMAGES}/images.zip", unpack_to="vg/images"),
+            RemoteFile("vg/images2.zip", f"{VG_IMAGES}/images2.zip", unpack_to="vg/images")),
+        notes="Visual Genome 1.2 images: VG_100K/ and VG_100K_2/ in one folder (CREPE, "
+              "VL-CheckList's vg corpus). The URLs are the ones CREPE's and VL-CheckList's "
+              "documentation name.",
+        licence="Visual Genome: CC BY 4.0"),
+    Source(
+        "crepe_productivity", files=(RemoteFile(
+            "crepe/prod_hard_negatives.zip",
+            f"https://raw.githubusercontent.com/RAIVNLab/CREPE/{CREPE_COMMIT}/data/"
+            "prod_hard_negatives.zip", git_blob=CREPE_PROD_BLOB, unpack_to="crepe/prod"),),
+        notes="CREPE productivity: {atom,negate,swap}/prod_vg_hard_negs_{type}_complexity_"
+              "{4..12}.csv (16,727 / 16,336 / 6,652 rows in a public copy of the files); "
+              "crops of Visual Genome images (vg_images). VisualGPTScore Tables 1, 2a, 10.",
+        licence="no licence in RAIVNLab/CREPE; images: Visual Genome terms"),
+    Source(
+        "vl_checklist_relation", files=tuple(
+            RemoteFile(f"vl_checklist/release/{path}",
+                       f"https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/"
+                       f"{VL_CHECKLIST_COMMIT}/{path}", git_blob=blob, kind="text"
+                       if path.endswith(".yaml") else None)
+            for path, blob in VL_CHECKLIST_BLOBS.items()),
+        notes="VL-CheckList Relation (action: hake, swig, vg; spatial: vg): swig 25,150, vg "
+              "action 12,733, vg spatial 30,650 entries (hake's count not read here).",
+        licence="VL-CheckList annotations (no licence file; paper CC BY 4.0)"),
+    Source(
+        "vl_checklist_swig_images", files=(RemoteFile(
+            "vl_checklist/swig_images_512.zip",
+            "https://swig-data-weights.s3.us-east-2.amazonaws.com/images_512.zip",
+            unpack_to="vl_checklist/swig"),),
+        notes="SWiG images for VL-CheckList's swig corpus (DATASETS.md; the loader finds them "
+              "flat or one folder down).",
+        licence="SWiG / imSitu terms"),
+    Source(
+        "vl_checklist_hake_images",
+        manual=("HAKE images (VL-CheckList's hake corpus) come from several datasets, some behind "
+                "forms: follow https://github.com/DirtyHarryLYL/HAKE/tree/master/Images and "
+                "place them under resources/vl_checklist/hake/ as hake_images_20190730/, "
+                "hake_images_20200614/, hcvrd/, hico_20160224_det/images/{train,test}2015/, "
+                "openimages/, pic/, vcoco/{train,val}2014/ (VL-CheckList's DATASETS.md)."),
+        check=ManualCheck("vl_checklist/hake", "**/*.jpg", 1),
+        licence="per constituent dataset (HICO-DET, COCO, OpenImages, HCVRD, PIC)"),
+    Source(
+        "eqben_val", files=(
+            RemoteFile("eqben/val/eqben_subset_10percent_final.json",
+                       gdrive_url("18BSRf1SnBtGiEc42mzRLirXaBLzYE5Tt"), kind="json"),
+            RemoteFile("eqben/val/subset_image.tar.gz",
+                       gdrive_url("13Iuirsvx34-9F_1Mjhs4Dqn59yokyUjy"),
+                       unpack_to="eqben/val/images")),
+        notes="EqBen's labelled 10% sub-test set (public since 2023-04-23; ~25K 2x2 items): "
+              "the 'public val set' of VisualGPTScore Tables 1, 2b, 4a (its dates and its "
+              "published std imply this set; EqBen_Mini is the alternative).",
+        licence="EqBen terms (research use)"),
+    Source(
+        "winoground_diwan_tags", files=(RemoteFile(
+            "winoground/new_tag_assignments.json",
+            f"https://raw.githubusercontent.com/ajd12342/why-winoground-hard/{DIWAN_COMMIT}/"
+            "new_tag_assignments.json", git_blob=DIWAN_TAGS_BLOB),),
+        notes="Diwan et al. 2022's tags of the 400 Winoground items: 172 untagged (No-Tag).",
+        licence="MIT"),
     Source(
         "eqben_mini", files=(RemoteFile("eqben/eqben_vllm.zip",
                                         gdrive_url("11YUTf06uzRHtFV8rYi96z4vTPi8_GNEM"),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ SUBSETS = ("action", "spatial")
 CORPUS_FOLDER = Path("corpus") / "v1" / "Relation"
 TUPLE_JSON = "TUPLE_JSON"
 MISSING_POLICIES = ("error", "skip", "ignore")
+FLAT_CORPORA = ("swig",)  # image paths are bare file names
 # What corpus/v1/Relation/{tag}/{corpus}.yaml say at RELEASE_COMMIT: (ANNO_PATH, IMG_ROOT).
 RELATION_FILES: dict[tuple[str, str], tuple[str, str]] = {
     ("action", "hake"): ("data/Relation/hake_action.json", "hake/"),
@@ -144,6 +145,19 @@ def _image_problem(config: CorpusConfig, folder: Path, missing: list[tuple[int, 
             f"{help_text} under {folder}")
 
 
+def corpus_folder(image_root: Path, img_root: str,
+                  image_roots: Mapping[str, str | Path] | None = None) -> Path:
+    """Where a corpus's images are: ``image_roots[IMG_ROOT]`` or ``image_root / IMG_ROOT``;
+    SWiG's flat folder through a lone top folder (``images_512/`` of its zip)."""
+    name = img_root.strip("/")
+    folder = Path((image_roots or {}).get(name, image_root / name))
+    if name in FLAT_CORPORA and folder.is_dir():
+        entries = list(folder.iterdir())
+        if len(entries) == 1 and entries[0].is_dir():
+            return entries[0]
+    return folder
+
+
 def vl_checklist_relation_items(
     release_root: str | Path,
     image_root: str | Path,
@@ -152,6 +166,7 @@ def vl_checklist_relation_items(
     *,
     missing: str = "error",
     max_per_corpus: int | None = None,
+    image_roots: Mapping[str, str | Path] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Items (``i2t``, texts ``[POS[0], NEG[0]]``, label 0, strict ties; columns ``corpus``
     and ``entry``, the index in the JSON) and the image table (``image_id, path``; the id is
@@ -161,6 +176,9 @@ def vl_checklist_relation_items(
     entry, as VL-CheckList's loader does, with a warning) or ``ignore`` (do not look).
     ``max_per_corpus``: keep the first N kept entries per corpus (VL-CheckList's ``itc``
     keeps ``MAX_NUM / 2``); None keeps all. ``corpora`` filters by yaml stem.
+    ``image_roots`` maps an ``IMG_ROOT`` (``vg``, ``swig``, ``hake``) to its own folder (one
+    Visual Genome copy shared with CREPE), else ``image_root / IMG_ROOT``; a folder holding
+    nothing but one subfolder (an archive's top folder) is read through it.
     """
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
@@ -181,7 +199,7 @@ def vl_checklist_relation_items(
             raise FileNotFoundError(
                 f"{config.yaml_path}: ANNO_PATH {config.anno_path} is missing under {root}; "
                 f"download it from VL-CheckList at commit {RELEASE_COMMIT}")
-        folder = image_root / config.img_root
+        folder = corpus_folder(image_root, config.img_root, image_roots)
         kept, absent = [], []
         for index, (image, pos, neg) in enumerate(read_entries(anno)):
             path = folder / image

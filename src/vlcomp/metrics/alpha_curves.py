@@ -106,6 +106,18 @@ def headline_aggregate(items: pd.DataFrame, metric: str,
         kept = kept_subsets(items["subset"], min_count=options.get("min_count", default_min),
                             symmetric=options.get("symmetric", ()))
         return macro_aggregate(list(items["subset"]), kept)
+    if metric == "vl_checklist":  # mean over tags of the mean over each tag's corpora
+        tags = items["subset"].astype(str).to_numpy()
+        corpora = items["corpus"].astype(str).to_numpy()
+
+        def nested_mean(correct: np.ndarray, rows: np.ndarray) -> np.ndarray:
+            mine_tags, mine_corpora = tags[rows], corpora[rows]
+            per_tag = [np.mean([correct[(mine_tags == t) & (mine_corpora == c)].mean(axis=0)
+                                for c in np.unique(mine_corpora[mine_tags == t])], axis=0)
+                       for t in np.unique(mine_tags)]
+            return np.mean(per_tag, axis=0) if per_tag else np.zeros(correct.shape[1])
+
+        return nested_mean
     if metric == "order" and "seed" in items.columns:
         seeds = items["seed"].to_numpy()
 

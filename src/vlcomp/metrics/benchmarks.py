@@ -388,6 +388,15 @@ METRIC_FUNCTIONS: dict[str, Callable[..., Metrics]] = {
 }
 
 
+def metric_functions() -> dict[str, Callable[..., Metrics]]:
+    """Every metric kind's function: `METRIC_FUNCTIONS` and the kinds whose modules build on
+    this one (CREPE productivity, VL-CheckList Relation), imported here to avoid a cycle."""
+    from vlcomp.metrics.crepe import crepe_metrics
+    from vlcomp.metrics.vl_checklist import vl_checklist_metrics
+
+    return {**METRIC_FUNCTIONS, "crepe": crepe_metrics, "vl_checklist": vl_checklist_metrics}
+
+
 def _preview(ids: Iterable[str], limit: int = 10) -> str:
     """A short, sorted listing of item ids for error messages."""
     ordered = sorted(ids)
@@ -427,8 +436,8 @@ def compute_metrics(
     **options: Any,
 ) -> Metrics:
     """Merge scores into the benchmark on ``item_id`` and run the ``kind`` metric function."""
-    if kind not in METRIC_FUNCTIONS:
-        known = sorted(METRIC_FUNCTIONS)
-        raise ValueError(f"unknown metric kind {kind!r}; expected one of {known}")
+    functions = metric_functions()
+    if kind not in functions:
+        raise ValueError(f"unknown metric kind {kind!r}; expected one of {sorted(functions)}")
     merged = merge_scores(benchmark_df, scores_df)
-    return METRIC_FUNCTIONS[kind](merged, benchmark=benchmark, **options)
+    return functions[kind](merged, benchmark=benchmark, **options)

@@ -18,6 +18,7 @@ their spread is reported separately (`seed_spread`).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,23 @@ class Outcome:
         return self.sizes is None and bool(np.isin(self.values[self.counted], (0, 1)).all())
 
 
+class NestedOutcome(Outcome):
+    """A macro mean of macro means: ``groups`` are ``"parent|child"`` names; the metric is
+    the mean over parents of the mean over their children (VL-CheckList Relation: the mean of
+    action and spatial, each the mean of its corpora)."""
+
+    def aggregate(self, per_column: np.ndarray) -> np.ndarray:
+        names = sorted({g for g, c in zip(self.groups, self.counted, strict=True) if c})
+        parents = np.array([n.split("|", 1)[0] for n in names], dtype=object)
+        if not names:
+            return np.full(len(per_column), np.nan)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a resample may miss a child
+            means = np.stack([np.nanmean(per_column[:, parents == p], axis=1)
+                              for p in sorted(set(parents))], axis=1)
+            return self.scale * np.nanmean(means, axis=1)
+
+
 def jackknife(outcome: Outcome) -> np.ndarray:
     """The metric in percent with each item left out in turn (n_items,): the BCa
     interval's acceleration comes from these."""
@@ -153,6 +171,15 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
         seeds = (merged["seed"].astype(str).to_numpy() if "seed" in merged
                  else np.zeros(len(merged)).astype(str))
         return [Outcome("mean", correct, everyone, seeds)]
+    if kind == "crepe":  # each complexity too
+        levels = merged["complexity"].astype(str).to_numpy()
+        return [Outcome("accuracy", correct, everyone)] + [
+            Outcome(f"c{c} accuracy", correct, levels == c) for c in sorted(set(levels), key=int)]
+    if kind == "vl_checklist":  # mean of the tags, each the mean of its corpora
+        pairs = np.array([f"{t}|{c}" for t, c in zip(subsets, merged["corpus"].astype(str),
+                                                         strict=True)], dtype=object)
+        return [NestedOutcome("relation", correct, everyone, pairs)] + [
+            Outcome(f"{s} accuracy", correct, subsets == s, pairs) for s in sorted(set(subsets))]
     if kind == "sugarcrepe":
         return [Outcome("accuracy", correct, everyone)] + [
             Outcome(f"{s} accuracy", correct, subsets == s) for s in sorted(set(subsets))]

@@ -40,7 +40,7 @@ from vlcomp.report.labels import (
     aro_columns,
     benchmark_kind,
     configured_benchmarks,
-    dataset_label,
+    vgs_names,
 )
 from vlcomp.report.published import (
     COMPARED,
@@ -226,21 +226,13 @@ def _bison(run: Run) -> TableCells:
     return table
 
 
-def _vgs_names(run: Run) -> dict[str, str]:
-    names = {b: dataset_label(b, "retrieval") or "Retrieval"
-             for b in run.benchmarks if run.kind(b) == "retrieval"}
-    if "winoground" in run.benchmarks and run.source("winoground") == "world":
-        names["winoground"] = "Winoground-style"
-    return names
-
-
 def _vgs_table1(run: Run) -> TableCells:
     from vlcomp.report.visualgptscore import HEADLINES, benchmark_name
 
     table = TableCells()
     if not run.generative():
         return table
-    names = _vgs_names(run)
+    names = vgs_names(run.config)
     for benchmark in run.benchmarks:
         if run.kind(benchmark) not in (*ALPHA_KINDS, "bison"):
             continue
@@ -254,7 +246,7 @@ def _vgs_table2(run: Run) -> TableCells:
     from vlcomp.report.visualgptscore import PAIR_KINDS, alpha_column, benchmark_name
 
     table = TableCells()
-    names = _vgs_names(run)
+    names = vgs_names(run.config)
     llm = "llm" in run.config.get("visualgptscore", {})
     for label in run.generative():
         measures = ["", " P(t|null)", " PMI"] + [" P_LLM(t)"] * llm
@@ -273,7 +265,7 @@ def _vgs_table4(run: Run) -> TableCells:
     from vlcomp.report.visualgptscore import alpha_column, benchmark_name
 
     table = TableCells()
-    names = _vgs_names(run)
+    names = vgs_names(run.config)
     for label in run.generative():
         variants = [label, f"{label} (alpha=1)", f"{label} (alpha=alpha*val)"]
         oracle = f"{label} (oracle alpha*)"

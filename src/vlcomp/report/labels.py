@@ -20,14 +20,42 @@ NAMED_KINDS = {
     "bison": "bison",
     "bison_altered": "bison_altered",
     "robustness": "robustness",
+    "vl_checklist": "vl_checklist",
+    # 2 x 2 pair sets scored as Winoground (text / image / group scores)
+    "eqben": "winoground",
+    "winoground_no_tag": "winoground",
 }
+CREPE_PREFIX = "crepe_"  # crepe_atom, crepe_negate, crepe_swap: one per negative type
 DATASET_LABELS = {"world": "", "coco": "COCO", "flickr30k": "Flickr30k"}
+# how tables name the choice benchmarks (VisualGPTScore's columns: "Crepe Atom-Foils", ...)
+DISPLAY_NAMES = {
+    "vg_relation": "VG-Relation",
+    "vg_attribution": "VG-Attribution",
+    "order": "Order",
+    "coco_order": "COCO-Order",
+    "flickr30k_order": "Flickr30k-Order",
+    "sugarcrepe": "SugarCrepe",
+    "bivlc": "BiVLC",
+    "winoground": "Winoground",
+    "bison": "BISON",
+    "bison_altered": "BISON altered",
+    "crepe_atom": "Crepe Atom-Foils",
+    "crepe_negate": "Crepe Negate",
+    "crepe_swap": "Crepe Swap",
+    "vl_checklist": "VL-CheckList Relation",
+    "eqben": "EqBen",
+    "winoground_no_tag": "Winoground No-Tag",
+}
 # metric kinds with image->text choices that VisualGPTScore's alpha-debiasing applies to
-ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc", "winoground")
+ALPHA_KINDS = ("aro_relation", "aro_attribution", "order", "sugarcrepe", "bivlc", "winoground",
+               "crepe", "vl_checklist")
 
 
 def benchmark_kind(name: str) -> str:
-    """Metric kind: by name, or ``*_order`` / ``*_retrieval`` for dataset benchmarks."""
+    """Metric kind: by name, ``crepe_*`` (one CREPE negative type each), or ``*_order`` /
+    ``*_retrieval`` for dataset benchmarks."""
+    if name.startswith(CREPE_PREFIX):
+        return "crepe"
     if name.endswith("_order"):
         return "order"
     if name.endswith("_retrieval"):
@@ -68,3 +96,29 @@ def aro6_downstream(benchmarks: Iterable[str]) -> dict[str, dict[str, str]]:
             prefix = " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
             rows[b] = {"i2t_r1": f"{prefix} I2T R@1", "t2i_r1": f"{prefix} T2I R@1"}
     return rows
+
+
+# the world's analogues of released sets, named so that no table mistakes them for the papers'
+WORLD_STYLE_NAMES = {
+    "winoground": "Winoground-style",
+    "eqben": "EqBen-style",
+    "crepe_atom": "Crepe-style Atom-Foils",
+    "crepe_negate": "Crepe-style Negate",
+    "crepe_swap": "Crepe-style Swap",
+    "vl_checklist": "VL-CheckList-style Relation",
+}
+
+
+def world_names(config: Mapping[str, Any]) -> dict[str, str]:
+    """Display names of the configured benchmarks built from the world instead of a release."""
+    return {b: name for b, name in WORLD_STYLE_NAMES.items()
+            if b in config["benchmarks"]
+            and config["benchmarks"][b].get("source", "world") == "world"}
+
+
+def vgs_names(config: Mapping[str, Any]) -> dict[str, str]:
+    """Display names in the VisualGPTScore tables: the world's analogues (`world_names`) and
+    each retrieval benchmark by its dataset."""
+    retrieval = {b: dataset_label(b, "retrieval") or "Retrieval"
+                 for b in configured_benchmarks(config) if benchmark_kind(b) == "retrieval"}
+    return world_names(config) | retrieval

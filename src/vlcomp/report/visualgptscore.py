@@ -26,18 +26,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from vlcomp.report.figures import _save_png
+from vlcomp.report.labels import DISPLAY_NAMES
 
-BENCHMARK_NAMES = {
-    "vg_relation": "VG-Relation",
-    "vg_attribution": "VG-Attribution",
-    "order": "Order",
-    "coco_order": "COCO-Order",
-    "flickr30k_order": "Flickr30k-Order",
-    "sugarcrepe": "SugarCrepe",
-    "bivlc": "BiVLC",
-    "winoground": "Winoground",
-    "bison": "BISON",
-}
+BENCHMARK_NAMES = {b: n for b, n in DISPLAY_NAMES.items() if b != "bison_altered"}
 PAIR_KINDS = ("bivlc", "winoground")
 # Table 1: per metric kind, (column suffix, key of the metric record's ``overall``)
 HEADLINES = {
@@ -48,6 +39,8 @@ HEADLINES = {
     "bivlc": [(" I2T", "I2T"), (" T2I", "T2I"), (" Group", "Group")],
     "winoground": [(" Text Score", "I2T"), (" Image Score", "T2I"), (" Group Score", "Group")],
     "bison": [("", "accuracy")],
+    "crepe": [("", "accuracy")],
+    "vl_checklist": [("", "relation")],
 }
 PRIOR_MEASURES = {" P_LLM(t)": "accuracy_prior_only_llm", " P(t|null)": "accuracy_prior_only",
                   "": "accuracy_alpha0", " PMI": "accuracy_alpha1"}
