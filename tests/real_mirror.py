@@ -22,9 +22,14 @@ from vlcomp.data.sources import (
     BISON_COMMIT,
     BLIP_KARPATHY,
     COCO,
+    CREPE_COMMIT,
+    DIWAN_COMMIT,
     SOURCES,
     SUGARCREPE_COMMIT,
     SUGARCREPE_SUBSETS,
+    VG_IMAGES,
+    VL_CHECKLIST_BLOBS,
+    VL_CHECKLIST_COMMIT,
 )
 
 COLOURS = ["red", "blue", "green", "yellow", "white", "black"]
@@ -37,6 +42,15 @@ NEGCLIP_PREFIX = ("https://raw.githubusercontent.com/mertyg/vision-language-mode
                   f"{ARO_COMMIT}/temp_data")
 WINOGROUND_ITEMS = 6
 GDRIVE_PREFIX = gdrive_url("").split("id=")[0] + "id="
+CREPE_PREFIX = f"https://raw.githubusercontent.com/RAIVNLab/CREPE/{CREPE_COMMIT}/data"
+VL_CHECKLIST_PREFIX = ("https://raw.githubusercontent.com/om-ai-lab/VL-CheckList/"
+                       f"{VL_CHECKLIST_COMMIT}")
+DIWAN_PREFIX = f"https://raw.githubusercontent.com/ajd12342/why-winoground-hard/{DIWAN_COMMIT}"
+SWIG_PREFIX = "https://swig-data-weights.s3.us-east-2.amazonaws.com"
+CREPE_HEADER = ("image_id,caption,n,n_objects,n_relations,n_attributes,n_connected_components,"
+                "hard_negs,x,y,width,height\n")
+VG_IDS = (2315001, 2315002, 2415003)  # the last one in VG_100K_2 (images2.zip)
+EQBEN_ITEMS = 4  # 3 EqBen-SD / Kubric pairs of PNGs, 1 YouCook2 pair of .npy frames
 
 
 def _jpeg(seed: int) -> bytes:
@@ -184,7 +198,13 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     wino["winoground/examples.jsonl"] = "".join(json.dumps(e) + "\n" for e in examples)
     wino_id = SOURCES["winoground"].files[0].url.split("id=")[1].split("&")[0]
     _zip(gdrive / (wino_id + "&export=download&confirm=t"), wino)
+    _visualgptscore_sets(root, rng)
     return {
+        VG_IMAGES: (root / "vg").as_uri(),
+        CREPE_PREFIX: (root / "crepe").as_uri(),
+        VL_CHECKLIST_PREFIX: (root / "vl_checklist").as_uri(),
+        SWIG_PREFIX: (root / "swig").as_uri(),
+        DIWAN_PREFIX: (root / "diwan").as_uri(),
         COCO: coco.as_uri(),
         BLIP_KARPATHY: karpathy.as_uri(),
         SUGARCREPE_PREFIX: sugar.as_uri(),
@@ -194,12 +214,117 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     }
 
 
+def _gdrive_name(source: str, index: int) -> str:
+    """The mirror's file name of a Google Drive download of a source."""
+    return SOURCES[source].files[index].url.split("id=")[1].split("&")[0] + \
+        "&export=download&confirm=t"
+
+
+def _visualgptscore_sets(root: Path, rng: np.random.Generator) -> None:
+    """Visual Genome's two image zips, CREPE's productivity zip, VL-CheckList Relation's
+    yamls and JSONs with SWiG's image zip, EqBen's 10% subset (JSON + tar.gz) and Diwan et
+    al.'s Winoground tags, each in its released layout."""
+    vg = root / "vg"
+    _zip(vg / "images.zip", {f"VG_100K/{i}.jpg": _jpeg(1500 + k)
+                             for k, i in enumerate(VG_IDS[:2])})
+    _zip(vg / "images2.zip", {f"VG_100K_2/{VG_IDS[2]}.jpg": _jpeg(1502)})
+    # CREPE: every type x complexity 4..12, one or two rows each, list (or set) literals
+    crepe = {}
+    for t, kind in enumerate(("atom", "negate", "swap")):
+        for n in range(4, 13):
+            rows = []
+            for r in range(1 + (n == 4)):
+                x, y = NOUNS[(n + r) % 6], NOUNS[(n + r + 1) % 6]
+                caption = f"{x} on {y}. there is a {PLACES[r]}."
+                negatives = [f"{y} on {x}. there is a {PLACES[r]}.",
+                             *(f"{x} on {NOUNS[(n + k) % 6]}. there is a {PLACES[r]}."
+                               for k in range(2, 6))]
+                literal = ("{" + ", ".join(repr(v) for v in negatives) + "}"
+                           if kind == "negate" and n == 4 else repr(negatives))
+                rows.append(f'{VG_IDS[(n + r) % 3]},{caption},{n},2,1,{n - 3},1,'
+                            f'"{literal}",{2.0 + t},3.0,30.0,28.0\n')
+            crepe[f"prod_hard_negatives/{kind}/prod_vg_hard_negs_{kind}_complexity_{n}.csv"] = (
+                CREPE_HEADER + "".join(rows))
+    _zip(root / "crepe" / "prod_hard_negatives.zip", crepe)
+    # VL-CheckList: the yamls as released (some without a final newline) and the JSONs
+    vlc = root / "vl_checklist"
+    entries = {
+        "data/Relation/vg/action.json": [
+            [f"VG_100K/{VG_IDS[0]}.jpg",
+             {"POS": ["man riding horse"], "NEG": ["man feeding horse"]}],
+            [f"VG_100K_2/{VG_IDS[2]}.jpg", {"POS": ["dog ON bench"], "NEG": ["dog under bench"]}]],
+        "data/Relation/vg/spatial.json": [
+            [f"VG_100K/{VG_IDS[1]}.jpg", {"POS": ["cat on table"], "NEG": ["cat under table"]}],
+            [f"VG_100K/{VG_IDS[1]}.jpg", {"POS": ["cat on table"], "NEG": ["cat under table"]}]],
+        "data/Relation/swig_action.json": [
+            ["dialing_8.jpg", {"POS": ["person dialing phone"], "NEG": ["person eating phone"]}]],
+        "data/Relation/hake_action.json": [
+            ["hake_images_20190730/1.jpg",
+             {"POS": ["person hold cup"], "NEG": ["person kick cup"]}]],
+    }
+    for path in VL_CHECKLIST_BLOBS:
+        target = vlc / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path.endswith(".yaml"):
+            tag, corpus = path.split("/")[-2], path.split("/")[-1].removesuffix(".yaml")
+            anno = {("action", "hake"): "data/Relation/hake_action.json",
+                    ("action", "swig"): "data/Relation/swig_action.json",
+                    ("action", "vg"): "data/Relation/vg/action.json",
+                    ("spatial", "vg"): "data/Relation/vg/spatial.json"}[tag, corpus]
+            target.write_text(f'ANNO_PATH: "{anno}"\nIMG_ROOT: "{corpus}/"\nTYPE: "TUPLE_JSON"')
+        else:
+            target.write_text(json.dumps(entries[path]))
+    _zip(root / "swig" / "images_512.zip", {"images_512/dialing_8.jpg": _jpeg(1510)})
+    # EqBen's 10% subset: Winoground-style JSON and a tar.gz of images (.npy YouCook2 frames)
+    gdrive = root / "gdrive"
+    eqben, members = [], {}
+    for k in range(EQBEN_ITEMS - 1):
+        folder = ["eqbensd/0001", "eqbenkubric_attr/000012", "eqbensd/0002"][k]
+        a, b = rng.choice(COLOURS, 2, replace=False)
+        x = NOUNS[k]
+        eqben.append({"image0": f"{folder}/0.png", "caption0": f"a {a} {x}",
+                      "image1": f"{folder}/1.png", "caption1": f"a {b} {x}"})
+        members[f"image_subset/{folder}/0.png"] = _png(1600 + 2 * k)
+        members[f"image_subset/{folder}/1.png"] = _png(1601 + 2 * k)
+    eqben.append({"image0": "eqbenyoucook2/GLd3aX16zBg/0001.npy", "caption0": "a dog on a bench",
+                  "image1": "eqbenyoucook2/GLd3aX16zBg/0002.npy", "caption1": "a cat on a bench"})
+    for j in (1, 2):
+        from io import BytesIO
+
+        frame = BytesIO()
+        np.save(frame, rng.integers(0, 256, (24, 32, 3), dtype=np.uint8))
+        members[f"image_subset/eqbenyoucook2/GLd3aX16zBg/000{j}.npy"] = frame.getvalue()
+    (gdrive / _gdrive_name("eqben_val", 0)).write_text(json.dumps(eqben))
+    _tar(gdrive / _gdrive_name("eqben_val", 1), members)
+    # Diwan et al.'s tags: all 400 Winoground ids; the mirror's items 0 and 1 are tagged
+    tags = {str(k): [] for k in range(400)}
+    tags["0"], tags["1"] = ["Visually Difficult"], ["Unusual Text", "Complex Reasoning"]
+    (root / "diwan").mkdir(exist_ok=True)
+    (root / "diwan" / "new_tag_assignments.json").write_text(json.dumps(tags, indent=1))
+
+
+def _tar(path: Path, members: dict[str, bytes]) -> None:
+    """A .tar.gz of ``members`` (name -> bytes)."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w:gz") as tf:
+        for name, data in sorted(members.items()):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+
+
 def mirror_checksums() -> dict[str, None]:
-    """``downloads.sha256`` for this mirror: its SugarCrepe and BISON files are miniatures,
-    not the published versions, so they are checked against the lock file instead."""
+    """``downloads.sha256`` for this mirror: its SugarCrepe, BISON, NegCLIP, CREPE,
+    VL-CheckList and Diwan files are miniatures, not the published versions, so they are
+    checked against the lock file instead."""
     return {**{f"sugarcrepe/{s}.json": None for s in SUGARCREPE_SUBSETS},
             "bison/bison_annotations.cocoval2014.json": None,
-            "aro/negclip/train_neg_clip.tsv": None}
+            "aro/negclip/train_neg_clip.tsv": None,
+            "crepe/prod_hard_negatives.zip": None,
+            "winoground/new_tag_assignments.json": None,
+            **{f"vl_checklist/release/{p}": None for p in VL_CHECKLIST_BLOBS}}
 
 
 def caption_words() -> list[str]:

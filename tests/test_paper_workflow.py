@@ -13,7 +13,7 @@ import yaml
 from vlcomp.report.table_ci import NO_INTERVAL
 
 from .conftest import REPO
-from .real_mirror import build_mirror, caption_words, mirror_checksums
+from .real_mirror import EQBEN_ITEMS, build_mirror, caption_words, mirror_checksums
 from .workflow_runs import snakemake
 
 PAPER = REPO / "config" / "paper.yaml"
@@ -155,6 +155,11 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
         "coco_retrieval": b["coco_retrieval"],
         "bison": {**b["bison"], "alterations": ["negate", "reverse"], "expected_items": 6},
         "winoground": {**b["winoground"], "expected_items": 6},
+        # VisualGPTScore's other sets in their released layouts (tests/real_mirror.py)
+        "winoground_no_tag": b["winoground_no_tag"],
+        "eqben": {**b["eqben"], "expected_items": EQBEN_ITEMS},
+        "crepe_negate": {**b["crepe_negate"], "complexities": [4, 5]},
+        "vl_checklist": {**b["vl_checklist"], "corpora": ["swig", "vg"]},
         "robustness": {
             "galleries": {"coco": {"dataset": "coco", "images": 12}},
             "perturbed_galleries": ["coco"],

@@ -152,7 +152,7 @@ def corpus_folder(image_root: Path, img_root: str,
     name = img_root.strip("/")
     folder = Path((image_roots or {}).get(name, image_root / name))
     if name in FLAT_CORPORA and folder.is_dir():
-        entries = list(folder.iterdir())
+        entries = [e for e in folder.iterdir() if not e.name.startswith(".")]  # Snakemake stamps
         if len(entries) == 1 and entries[0].is_dir():
             return entries[0]
     return folder
