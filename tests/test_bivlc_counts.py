@@ -234,3 +234,21 @@ def test_items_without_category_are_counted_apart():
     assert stats["uncategorised"] == 1 and sum(stats["categories"].values()) == 0
     with pytest.raises(ValueError, match="lack column"):
         benchmark_statistics(items.drop(columns="protocol"))
+
+
+def test_table1_gets_winoground_beside_sugarcrepe_and_bivlc():
+    from vlcomp.benchmarks.bivlc import category_counts
+    from vlcomp.benchmarks.bivlc_counts import with_winoground
+    from vlcomp.benchmarks.schema import make_items
+
+    pairs = make_items([{"item_id": f"w{k}", "subset": tag, "image_ids": [f"a{k}", f"b{k}"],
+                         "texts": ["x", "y"], "protocol": "pair", "label": 0,
+                         "tie_policy": "strict"}
+                        for k, tag in enumerate(["Object", "Relation", "Both"])])
+    sugar = pd.DataFrame({"type": ["replace", "swap"], "subtype": ["obj", "att"]})
+    table = with_winoground(category_counts(sugar, sugar.iloc[:1]), pairs)
+    ours = table.loc["Winoground (I2T + T2I examples)"]
+    assert (ours["SWAP OBJ"], ours["SWAP REL"], ours["Total"]) == (8, 8, 12)  # Both in both
+    assert table.loc["Winoground (paper)", "SWAP REL"] == 1036
+    assert table.loc["SugarCrepe-style (I2T examples)", "SWAP REL"] == ""
+    assert list(table.columns)[5] == "SWAP REL"

@@ -267,6 +267,17 @@ VL_CHECKLIST_CORPORA = (
 )
 
 
+def bivlc_count_inputs(wildcards):
+    """BiVLC Table 1's benchmarks: SugarCrepe, BiVLC and, when configured, Winoground."""
+    inputs = {
+        "sugarcrepe": "results/benchmarks/sugarcrepe.parquet",
+        "bivlc": "results/benchmarks/bivlc.parquet",
+    }
+    if "winoground" in BENCHMARKS:
+        inputs["winoground"] = "results/benchmarks/winoground.parquet"
+    return inputs
+
+
 def vl_checklist_inputs(wildcards):
     """VL-CheckList's release files and the image folders of the corpora scored (Visual
     Genome shared with CREPE, SWiG downloaded, HAKE a checked manual download)."""

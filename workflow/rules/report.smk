@@ -297,8 +297,7 @@ rule figure_bison_fig9:
 
 rule table_bivlc_counts:
     input:
-        sugarcrepe="results/benchmarks/sugarcrepe.parquet",
-        bivlc="results/benchmarks/bivlc.parquet",
+        unpack(bivlc_count_inputs),
     output:
         csv=report(
             "results/tables/bivlc/table1.csv",
@@ -318,6 +317,7 @@ rule table_bivlc_counts:
         runtime=30,
     params:
         table="table1",
+        winoground_name=VGS_NAMES.get("winoground", "Winoground"),
     script:
         "../scripts/report_generation.py"
 

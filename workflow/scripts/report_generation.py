@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 from vlcomp.benchmarks.bivlc import category_counts
+from vlcomp.benchmarks.bivlc_counts import with_winoground
 from vlcomp.generate.filters import filter_ratios
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
@@ -17,6 +18,9 @@ with job_log(snakemake.log[0]) as log:
     if table_name == "table1":
         table = category_counts(read_parquet(snakemake.input.sugarcrepe),
                                 read_parquet(snakemake.input.bivlc))
+        if hasattr(snakemake.input, "winoground"):  # Winoground's row (released or world)
+            table = with_winoground(table, read_parquet(snakemake.input.winoground),
+                                    snakemake.params.winoground_name)
     elif table_name == "filter":  # every rate with its CI over the filtered items
         p = snakemake.params
         selection = read_parquet(snakemake.input.selection)

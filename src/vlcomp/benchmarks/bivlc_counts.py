@@ -249,3 +249,23 @@ def benchmark_table(benchmarks: Mapping[str, pd.DataFrame],
                                    dtype=object)
     table.index.name = "dataset"
     return table
+
+
+def with_winoground(table: pd.DataFrame, winoground: pd.DataFrame,
+                    name: str = "Winoground") -> pd.DataFrame:
+    """`vlcomp.benchmarks.bivlc.category_counts`' Table 1 with Winoground beside SugarCrepe
+    and BiVLC, as the paper prints it: a ``SWAP REL`` column (Winoground's Relation tag; its
+    Both items count under SWAP OBJ and SWAP REL), Winoground's retrieval examples (2 I2T +
+    2 T2I per item) first, and its published row (``SWAP REL`` empty for the others)."""
+    stats = benchmark_statistics(winoground)["categories"]
+    columns = [c for c in TABLE1_COLUMNS[2:]]  # categories + Total, paper order
+    out = table.reindex(columns=columns).astype(object)
+    out["SWAP REL"] = out["SWAP REL"].where(out["SWAP REL"].notna(), "")
+    total = len(winoground) * 4
+    ours = {c: stats.get(c, 0) or "" for c in columns[:-1]} | {"Total": total}
+    paper = {c: PAPER_TABLE1["Winoground"].get(c, "") for c in columns}
+    lead = pd.DataFrame([ours, paper], index=[f"{name} (I2T + T2I examples)",
+                                              f"{name} (paper)"], columns=columns, dtype=object)
+    result = pd.concat([lead, out])
+    result.index.name = table.index.name
+    return result
