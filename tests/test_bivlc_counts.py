@@ -13,18 +13,20 @@ from PIL import Image
 from vlcomp.benchmarks.bivlc_counts import (
     PAPER_GENERATED_PER_CATEGORY,
     PAPER_GENERATED_TOTAL,
-    PAPER_TABLE1,
     PAPER_TABLE5,
     RELEASE_SPLITS,
-    TABLE1_COLUMNS,
     TABLE5_COLUMNS,
     TYPE_NOT_DERIVABLE,
-    benchmark_statistics,
-    benchmark_table,
     read_generation_files,
     release_statistics,
     row_categories,
     trohn_text_counts,
+)
+from vlcomp.benchmarks.bivlc_table1 import (
+    PAPER_TABLE1,
+    TABLE1_COLUMNS,
+    benchmark_statistics,
+    benchmark_table,
 )
 from vlcomp.benchmarks.schema import make_items
 from vlcomp.data.bivlc import bivlc_items
@@ -238,7 +240,7 @@ def test_items_without_category_are_counted_apart():
 
 def test_table1_gets_winoground_beside_sugarcrepe_and_bivlc():
     from vlcomp.benchmarks.bivlc import category_counts
-    from vlcomp.benchmarks.bivlc_counts import with_winoground
+    from vlcomp.benchmarks.bivlc_table1 import with_winoground
     from vlcomp.benchmarks.schema import make_items
 
     pairs = make_items([{"item_id": f"w{k}", "subset": tag, "image_ids": [f"a{k}", f"b{k}"],

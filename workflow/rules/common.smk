@@ -357,6 +357,17 @@ CHOICE_IMAGESETS = sorted(
     {s for b in CHOICE_BENCHMARKS for s in BENCHMARK_IMAGESETS[b]}
 )
 RETRIEVAL_BENCHMARK_PATTERN = union(RETRIEVAL_BENCHMARKS)
+# BISON section 6: captioning metrics as BISON systems, on the released items and COCO's
+# reference captions
+BISON_CAPTION_SCORES = (
+    config["benchmarks"]["bison"].get("caption_scores", {})
+    if "bison" in BENCHMARKS and source_of("bison") == "release"
+    else {}
+)
+# the COCO-1K retrieval BISON's table sets beside its accuracy (a retrieval scored in folds)
+BISON_RETRIEVAL = next(
+    (b for b in RETRIEVAL_BENCHMARKS if BENCHMARK_SPECS[b].get("folds")), None
+)
 # benchmarks with uncertainty tables (choice benchmarks and retrieval galleries)
 ANALYSIS_BENCHMARKS = CHOICE_BENCHMARKS + RETRIEVAL_BENCHMARKS
 
@@ -629,7 +640,7 @@ def aro6_downstream():
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
 # itself, and tables that carry their CIs as columns already.
 OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
-NO_CI_TABLES = ("bivlc/filter",)
+NO_CI_TABLES = ("bivlc/filter", "bison/section6")
 
 
 def ci_tables(tables):
@@ -705,6 +716,8 @@ def all_tables():
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
     if "bison" in BENCHMARKS:
         tables += ["results/tables/bison/bison.md"]
+    if BISON_CAPTION_SCORES:
+        tables += ["results/tables/bison/section6.md"]
     if "winoground" in BENCHMARKS:
         tables += ["results/tables/winoground/winoground.md"]
     if "bison_altered" in BENCHMARKS:

@@ -181,7 +181,7 @@ rule figure_aro_radar:
 
 rule table_bison:
     input:
-        metrics_files(["bison"]),
+        metrics_files(["bison", BISON_RETRIEVAL]),
     output:
         csv=report(
             "results/tables/bison/bison.csv",
@@ -202,9 +202,44 @@ rule table_bison:
     params:
         table="bison",
         groups=MODEL_GROUPS,
-        options={},
+        options={"retrieval": BISON_RETRIEVAL},
     script:
         "../scripts/report_table.py"
+
+
+if BISON_CAPTION_SCORES:
+
+    rule table_bison_section6:
+        input:
+            bison="results/benchmarks/bison.parquet",
+            annotations="resources/coco/annotations2014",
+        output:
+            json="results/metrics/bison_section6.json",
+            csv=report(
+                "results/tables/bison/section6.csv",
+                caption="../report/bison.rst",
+                category="BISON",
+            ),
+            md="results/tables/bison/section6.md",
+        log:
+            "logs/report/table_bison_section6.log",
+        benchmark:
+            "benchmarks/table_bison_section6.tsv"
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=120,
+        params:
+            metrics=BISON_CAPTION_SCORES.get(
+                "metrics", ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"]
+            ),
+            seed=BISON_CAPTION_SCORES.get("seed", 0),
+            n_negative_refs=BISON_CAPTION_SCORES.get("n_negative_refs", 4),
+            tie_policy=BISON_CAPTION_SCORES.get("tie_policy", "strict"),
+        script:
+            "../scripts/bison_caption_scores.py"
 
 
 rule table_robustness:

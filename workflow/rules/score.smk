@@ -214,5 +214,7 @@ rule retrieval_metrics:
     resources:
         mem_mb=4000,
         runtime=60,
+    params:
+        folds=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("folds"),
     script:
         "../scripts/retrieval_metrics.py"

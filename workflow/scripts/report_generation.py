@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from vlcomp.benchmarks.bivlc import category_counts
-from vlcomp.benchmarks.bivlc_counts import with_winoground
+from vlcomp.benchmarks.bivlc_table1 import with_winoground
 from vlcomp.generate.filters import filter_ratios
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log

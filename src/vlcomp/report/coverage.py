@@ -220,9 +220,25 @@ def _sugarcrepe(run: Run) -> TableCells:
 
 
 def _bison(run: Run) -> TableCells:
+    from vlcomp.report.tables import COCO_1K_COLUMNS
+
     table = TableCells()
     if "bison" in run.benchmarks:
         _with_std(run, table, "bison", ["Accuracy"])
+        folded = [b for b in run.benchmarks if run.kind(b) == "retrieval"
+                  and run.config["benchmarks"][b].get("folds")]
+        if folded:  # COCO-1K beside the accuracy (BISON Tables 3 / 7)
+            _with_std(run, table, folded[0], COCO_1K_COLUMNS.values())
+    return table
+
+
+def _bison_section6(run: Run) -> TableCells:
+    table = TableCells()
+    spec = run.config["benchmarks"].get("bison", {})
+    if "bison" in run.benchmarks and run.source("bison") == "release" and \
+            "caption_scores" in spec:
+        metrics = spec["caption_scores"].get("metrics", ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"])
+        table.add(metrics, ["Accuracy"])
     return table
 
 
@@ -304,6 +320,7 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
         "bivlc/table4": _bivlc_table4(run),
         "bivlc/table6": _bivlc(run, types, sugarcrepe=False),
         "bison/bison": _bison(run),
+        "bison/section6": _bison_section6(run),
         "sugarcrepe/sugarcrepe": _sugarcrepe(run),
         "visualgptscore/table1": _vgs_table1(run),
         "visualgptscore/table2": _vgs_table2(run),

@@ -26,6 +26,7 @@ COMPARED = {
     "bivlc/table4": ("bivlc", ["table4"]),
     "bivlc/table6": ("bivlc", ["table6"]),
     "bison/bison": ("bison", ["table3", "table4"]),
+    "bison/section6": ("bison", ["section6"]),
     "sugarcrepe/sugarcrepe": ("sugarcrepe", ["sugarcrepe"]),
     "visualgptscore/table1": ("visualgptscore", ["table1"]),
     "visualgptscore/table2": ("visualgptscore", ["table2a", "table2b"]),

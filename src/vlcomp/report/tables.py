@@ -586,13 +586,28 @@ BISON_COLUMNS = {
 }
 
 
-def bison_table(results: Results, groups: Groups | None = None) -> pd.DataFrame:
+COCO_1K_COLUMNS = {"t2i_r1": "T2I R@1", "t2i_r5": "T2I R@5",
+                   "i2t_r1": "I2T R@1", "i2t_r5": "I2T R@5"}  # BISON Tables 3 / 7
+
+
+def bison_table(results: Results, groups: Groups | None = None,
+                retrieval: str | None = None) -> pd.DataFrame:
     """BISON accuracy overall (first column), then per caption template of the query (world
-    captions only: templates no model has, e.g. all of them for BISON's release, are left out)."""
+    captions only: templates no model has, e.g. all of them for BISON's release, are left out);
+    with ``retrieval`` (a retrieval benchmark scored in folds: COCO-1K) its fold-averaged R@1
+    and R@5 both ways beside it, as BISON Tables 3 and 7 set them."""
     table = sugarcrepe_table(results, "bison", BISON_COLUMNS, "Accuracy", groups)
     table = table.dropna(axis=1, how="all")
     first = [c for c in table.columns if c in ("Accuracy", "Accuracy std")]
-    return table[first + [c for c in table.columns if c not in first]]
+    table = table[first + [c for c in table.columns if c not in first]]
+    if retrieval is None:
+        return table
+    rows = {model: {label: _value(m[retrieval]["folds"]["overall"][key])
+                    for key, label in COCO_1K_COLUMNS.items()}
+            for model, m in results.items() if "folds" in m.get(retrieval, {})}
+    rows = {model: rows.get(model, {}) for model in results}
+    folds = _table(rows, list(COCO_1K_COLUMNS.values()), groups)
+    return table.join(folds.dropna(axis=1, how="all"))
 
 
 BISON_ALTERATION_LABELS = {
