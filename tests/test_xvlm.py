@@ -22,6 +22,8 @@ from vlcomp.models.xvlm import XVLMScorer
 from vlcomp.models.xvlm_convert import XVLMCheckpointError, load_xvlm
 from vlcomp.models.xvlm_model import XVLMConfigError
 
+from .conftest import REPO
+
 WORDS = ["a", "red", "blue", "square", "circle", "dog", "on", "mat", "the"]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
 SWIN = {"ckpt": "data/swin_tiny.pth", "vision_width": 16, "image_res": 32, "window_size": 4,
@@ -333,3 +335,52 @@ def test_configuration_errors(tmp_path):
                   text_config=tmp_path / "config_bert.json")
     with pytest.raises(ValueError, match=r"needs \['config'\]"):
         XVLMScorer("x", {"family": "xvlm", "path": str(checkpoint)})
+
+
+def test_the_registry_builds_an_xvlm_scorer_as_the_rules_do(tiny):
+    """``vlcomp.models.registry.build_scorer`` (what score_pairs / embed jobs call) on an
+    entry shaped like config/paper.yaml's ``xvlm_coco``, with the JSONs named explicitly."""
+    from vlcomp.models.registry import FAMILIES, build_scorer
+    from vlcomp.score.pair_plan import states_api
+
+    direct, _, folder = tiny
+    entry = {"family": "xvlm", "path": str(folder / "xvlm-flickr.pth"),
+             "config": str(folder / "xvlm-flickr-config.yaml"),
+             "vision_config": str(folder / "config_swinB_384.json"),
+             "text_config": str(folder / "config_bert.json"),
+             "tokenizer": str(folder / "tokenizer"), "pair_score": "itm_plus_itc",
+             "published_as": {"aro": "X-VLM"}}
+    assert FAMILIES["xvlm"] is XVLMScorer
+    scorer = build_scorer("xvlm_coco", entry)
+    assert isinstance(scorer, XVLMScorer) and states_api(scorer)
+    np.testing.assert_allclose(scorer.embed_images(IMAGES), direct.embed_images(IMAGES),
+                               atol=1e-6)
+    images, texts = [IMAGES[0], IMAGES[0], IMAGES[1]], TEXTS
+    ours = scorer.score_pairs(images, texts, kind="itm_plus_itc")
+    np.testing.assert_allclose(ours, direct.score_pairs(images, texts, kind="itm_plus_itc"),
+                               atol=1e-6)
+    assert len(np.unique(np.round(ours, 6))) == 3
+
+
+def test_the_configuration_checks_an_xvlm_entry():
+    import copy
+
+    from vlcomp.config import ConfigError, validate_config
+
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    schema = REPO / "config" / "schema.yaml"
+    validate_config(paper, schema)
+    entry = paper["models"]["xvlm_coco"]
+    assert (entry["family"], entry["pair_score"], entry["label"]) == (
+        "xvlm", "itm_plus_itc", "X-VLM")
+    for edit, message in [
+        (lambda e: e.pop("config"), r"config.models.xvlm_coco: family xvlm needs \['config'\]"),
+        (lambda e: e.update(pair_score="itm"), "config.models.xvlm_coco.pair_score: 'itm' is "
+                                                "not one of"),
+        (lambda e: e.update(weights_only="no"), "config.models.xvlm_coco.weights_only: 'no' "
+                                                "is not of type 'boolean'"),
+    ]:
+        config = copy.deepcopy(paper)
+        edit(config["models"]["xvlm_coco"])
+        with pytest.raises(ConfigError, match=message):
+            validate_config(config, schema)

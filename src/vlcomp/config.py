@@ -64,6 +64,11 @@ def _check_references(config: dict[str, Any]) -> None:
             if "model" in entry:
                 raise ConfigError(f"config.models.{name}: give 'run' (a captioner trained "
                                   "here) or 'model' (hub id or folder), not both")
+        if entry["family"] == "xvlm":
+            missing = [k for k in ("path", "config") if k not in entry]
+            if missing:
+                raise ConfigError(f"config.models.{name}: family xvlm needs {missing} (X-VLM's "
+                                  "retrieval checkpoint and the YAML that came with it)")
         if "convert" in entry:
             _check_conversion(name, entry)
         _check_pair_options(name, entry)
@@ -392,7 +397,8 @@ def _check_conversion(name: str, entry: dict[str, Any]) -> None:
 
 # pair scores each family computes (`pair_score`; python: the factory's scorer decides)
 FAMILY_PAIR_SCORES = {"hf_blip_itm": ("itm_logit", "itm_prob", "itm_plus_itc"),
-                      "hf_flava": ("itm_prob", "itm_logit")}
+                      "hf_flava": ("itm_prob", "itm_logit"),
+                      "xvlm": ("itm_logit", "itm_prob", "itm_plus_itc")}
 # benchmarks of (image, text) choices, scored per item: by name, or any ``*_order``
 CHOICE_NAMES = ("vg_relation", "vg_attribution", "order", "sugarcrepe", "bivlc", "winoground",
                 "bison", "bison_altered")
@@ -407,7 +413,7 @@ def _check_pair_options(name: str, entry: dict[str, Any]) -> None:
                           f"pair score (one of {list(allowed)}, or none)")
     if score != "none" and family not in (*FAMILY_PAIR_SCORES, "python"):
         raise ConfigError(f"config.models.{name}.pair_score: family {family} scores no pairs "
-                          "(hf_blip_itm, hf_flava or python)")
+                          f"({', '.join(FAMILY_PAIR_SCORES)} or python)")
     wrong = [b for b in entry.get("pair_benchmarks", [])
              if b not in CHOICE_NAMES and not b.endswith("_order")]
     if wrong:

@@ -405,9 +405,14 @@ def model_entry(model):
     return entry
 
 
+# entry keys that may name a downloaded file (vlcomp.data.sources) a model reads
+MODEL_FILE_KEYS = ("path", "pretrained", "config", "vision_config", "text_config")
+
+
 def model_files(model):
-    """Files a model needs before it can score: its checkpoint when trained in the DAG, or a
-    downloaded checkpoint under resources/ (e.g. NegCLIP's)."""
+    """Files a model needs before it can score: its checkpoint when trained in the DAG, or the
+    downloaded files under resources/ its entry names (NegCLIP's checkpoint; X-VLM's
+    checkpoint, its YAML and the Swin / BERT JSONs)."""
     entry = MODEL_ENTRIES[model]
     if "convert" in entry:
         return [converted_folder(model)]
@@ -419,7 +424,7 @@ def model_files(model):
         return list(entry.get("files", []))
     return [
         entry[key]
-        for key in ("path", "pretrained")
+        for key in MODEL_FILE_KEYS
         if str(entry.get(key, "")).removeprefix("resources/") in REMOTE_FILES
     ]
 
@@ -659,13 +664,17 @@ def table_index(key):
     return [0, 1] if key == "aro/table6" else 0
 
 
+# cross-encoders whose ITM head is their score: VisualGPTScore Table 1's "ITMScore" kind
+ITM_FAMILIES = ("hf_blip_itm", "xvlm")
+
+
 def model_roles():
     """Display label -> VisualGPTScore Table 1 role: itm, generative or discriminative."""
     return {
         entry["label"]: (
             "generative"
             if m in GENERATIVE_MODELS
-            else "itm" if entry["family"] == "hf_blip_itm" else "discriminative"
+            else "itm" if entry["family"] in ITM_FAMILIES else "discriminative"
         )
         for m, entry in MODEL_ENTRIES.items()
     }

@@ -57,6 +57,14 @@ VL_CHECKLIST_BLOBS = {
 # Diwan et al.'s Winoground tags
 DIWAN_COMMIT = "7069ff68709b493c7b32cdd7e3f5d65178cd9273"
 DIWAN_TAGS_BLOB = "a89ad868ead39e50406284e459153cb7df5e02b3"
+# X-VLM's Swin-B 384 and BERT configurations at the commit ARO's model_zoo/xvlm_models.py
+# downloads them from (configs/ of zengyan-97/X-VLM)
+XVLM_COMMIT = "e7b960256d194952321b5adad39770c03e6ce9c2"
+XVLM_CONFIG_BLOBS = {
+    "config_swinB_384.json": "1ebe0ad9976b5cd294be2085bc83b378b7ff99d7",
+    "config_bert.json": "d8f56450ffd6fda4875af050e396fb2eba27ec1c",
+}
+XVLM_LICENCE = "BSD-3-Clause (zengyan-97/X-VLM; the checkpoints state no other terms)"
 VG_IMAGES = "https://cs.stanford.edu/people/rak248/VG_100K_2"
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
@@ -281,6 +289,34 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
         "negclip", files=(RemoteFile("models/negclip.pt",
                                      gdrive_url("1ooVVPxB-tvptgmHlIMMFGV3Cg-IrhbRZ")),),
         notes="ViT-B-32 fine-tuned with NegCLIP; build with ViT-B-32-quickgelu."),
+    Source(
+        "xvlm_configs", files=tuple(
+            RemoteFile(f"models/xvlm/{name}",
+                       f"https://raw.githubusercontent.com/zengyan-97/X-VLM/{XVLM_COMMIT}/"
+                       f"configs/{name}", git_blob=blob)
+            for name, blob in XVLM_CONFIG_BLOBS.items()),
+        notes="X-VLM's Swin-B (384 px, window 12) and BERT-base (fusion from layer 6) sizes; "
+              "the retrieval YAMLs name them as configs/<file>, found beside the YAML.",
+        licence=XVLM_LICENCE),
+    Source(
+        "xvlm_coco", files=(
+            RemoteFile("models/xvlm/xvlm-coco.pth",
+                       gdrive_url("1bv6_pZOsXW53EhlwU0ZgSk03uzFI61pN")),
+            RemoteFile("models/xvlm/xvlm-coco-config.yaml",
+                       gdrive_url("11pdOukGXZzmPubvjLhJ2Sr1BIBRTEM-P"), kind="text")),
+        notes="X-VLM (Swin-B) fine-tuned for COCO retrieval and the retrieval YAML that came "
+              "with it: the Drive ids of ARO's model_zoo/xvlm_models.py (variant xvlm-coco); "
+              "family xvlm.",
+        licence=XVLM_LICENCE),
+    Source(
+        "xvlm_flickr", files=(
+            RemoteFile("models/xvlm/xvlm-flickr.pth",
+                       gdrive_url("1vhdtH3iFaoZuMqOGm-8YM-diPWVfRJzv")),
+            RemoteFile("models/xvlm/xvlm-flickr-config.yaml",
+                       gdrive_url("13-GCckeAh7QUeFVGwye7qLJamwl_hXdf"), kind="text")),
+        notes="X-VLM (Swin-B) fine-tuned for Flickr30k retrieval and its YAML (ARO's variant "
+              "xvlm-flickr); family xvlm.",
+        licence=XVLM_LICENCE),
     Source("clip_coco", hub_id="imirandam/CLIP_COCO", files=(RemoteFile(
         "models/clip_coco.pt", f"{HUB}/imirandam/CLIP_COCO/resolve/main/best_CLIP_COCO_9.pt"),),
         notes="BiVLC's CLIP fine-tuned on COCO 2017 (open_clip state dict, ViT-B-32)."),

@@ -1,8 +1,9 @@
 """Build a scorer from a registry entry (`config: models:`), dispatching on `family`.
 
 Every family but ``hf_blip_lm`` is a dual encoder (`Scorer`: ``embed_images`` /
-``embed_texts``). ``hf_blip_itm`` and ``hf_flava`` also score pairs jointly with their ITM
-heads (``score_pairs``); ``hf_blip_lm`` only scores pairs (``log_likelihood``,
+``embed_texts``). ``hf_blip_itm``, ``hf_flava`` and ``xvlm`` (X-VLM's original retrieval
+checkpoints, `vlcomp.models.xvlm`) also score pairs jointly with their ITM heads
+(``score_pairs``); ``hf_blip_lm`` only scores pairs (``log_likelihood``,
 log P(text | image)), so it serves the pair-scoring steps, not the embedding ones. Family
 ``python`` is a researcher's own model, built by a function of theirs
 (``factory: "package.module:function"``).
@@ -22,6 +23,7 @@ from vlcomp.models.hf_dual_encoder import HFDualEncoderScorer
 from vlcomp.models.hf_flava import FlavaScorer
 from vlcomp.models.open_clip_family import OpenClipScorer
 from vlcomp.models.world_clip import world_tokenizer, world_transform
+from vlcomp.models.xvlm import XVLMScorer
 
 # a `Scorer`, or a pair scorer (hf_blip_lm)
 ScorerFactory = Callable[[str, dict[str, Any], str], Any]
@@ -64,6 +66,7 @@ FAMILIES: dict[str, ScorerFactory] = {
     "hf_blip_itm": BlipItmScorer,
     "hf_flava": FlavaScorer,
     "hf_blip_lm": BlipCaptionScorer,
+    "xvlm": XVLMScorer,
     "python": build_python_scorer,
 }
 
