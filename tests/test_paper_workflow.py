@@ -22,9 +22,9 @@ PAPER = REPO / "config" / "paper.yaml"
 PAPER_JOBS = {
     "all": 1,
     # 53 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
-    # BERT JSONs), 12 folders unpacked (Visual Genome's two zips into one), Flickr30k and
-    # VL-CheckList's HAKE images checked
-    "download_file": 53, "unpack_archive": 12, "check_manual_download": 2, "wordnet": 1,
+    # BERT JSONs), 12 folders unpacked (Visual Genome's two zips into one), Flickr30k,
+    # VL-CheckList's HAKE images and GNM's checkpoint checked (manual downloads)
+    "download_file": 53, "unpack_archive": 12, "check_manual_download": 3, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
@@ -38,16 +38,16 @@ PAPER_JOBS = {
     # and TROHN-Img rows, SDXL for BiVLC's own construction only
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
-    # 14 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it); 2 BLIP
+    # 15 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM); 2 BLIP
     # ITMs, 2 X-VLMs (COCO: ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the
     # rest) and FLAVA (likewise) embed and score pairs in one job each, 3 BLIP captioners
-    # score pairs, priors and galleries in one job each; 15 choice benchmarks: 14 x 15
+    # score pairs, priors and galleries in one job each; 15 choice benchmarks: 15 x 15
     # score_and_metrics, (5 + 3) x 15 pair_metrics
-    "embed_model": 14, "score_pairs": 5, "score_generative": 3,
-    "score_and_metrics": 210, "pair_metrics": 120,
+    "embed_model": 15, "score_pairs": 5, "score_generative": 3,
+    "score_and_metrics": 225, "pair_metrics": 120,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
-    # 19 embedding models (the 14 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
-    "retrieval_metrics": 38, "robustness_metrics": 19,
+    # 20 embedding models (the 15 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
+    "retrieval_metrics": 40, "robustness_metrics": 20,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,

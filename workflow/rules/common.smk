@@ -422,11 +422,18 @@ def model_files(model):
         return [f"results/checkpoints/{entry['run']}/model.pt"]
     if entry["family"] == "python":
         return list(entry.get("files", []))
-    return [
-        entry[key]
-        for key in MODEL_FILE_KEYS
-        if str(entry.get(key, "")).removeprefix("resources/") in REMOTE_FILES
-    ]
+    files = []
+    for key in MODEL_FILE_KEYS:
+        path = str(entry.get(key, "")).removeprefix("resources/")
+        if path in REMOTE_FILES:
+            files.append(entry[key])
+        else:  # a manual download (GNM's checkpoint): its check, which names the folder
+            files += [
+                f"resources/{folder}/.vlcomp_checked"
+                for folder in MANUAL_CHECKS
+                if path.startswith(folder + "/")
+            ]
+    return files
 
 
 def model_inputs(wildcards):
