@@ -53,6 +53,7 @@ PAPER_JOBS = {
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems
+    "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
     "table_winoground": 1, "table_vs_published": 15,
     # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
     "alpha_curve": 39, "table_visualgptscore": 1,

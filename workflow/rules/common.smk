@@ -652,7 +652,7 @@ def aro6_downstream():
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
 # itself, and tables that carry their CIs as columns already.
 OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
-NO_CI_TABLES = ("bivlc/filter", "bison/section6")
+NO_CI_TABLES = ("bivlc/filter", "bison/section6", "robustness/granularity_statistics")
 
 
 def ci_tables(tables):
@@ -743,6 +743,7 @@ def all_tables():
             "results/tables/robustness/{table}.md",
             table=["aro_table3", "aro_table4", "hendriksen", "granularity"],
         )
+        tables += ["results/tables/robustness/granularity_statistics.md"]
     if "bivlc" in BENCHMARKS:
         tables += expand(
             "results/tables/bivlc/{table}.md",

@@ -193,3 +193,31 @@ rule uncertainty_robustness:
         gallery_tables=GALLERY_TABLES,
     script:
         "../scripts/uncertainty_robustness.py"
+
+
+rule granularity_statistics:
+    input:
+        queries=robustness_gallery_files("queries"),
+        wordnet=rules.wordnet.output[0],
+    output:
+        csv=report(
+            "results/tables/robustness/granularity_statistics.csv",
+            caption="../report/robustness.rst",
+            category="Robustness",
+        ),
+        md="results/tables/robustness/granularity_statistics.md",
+    log:
+        "logs/report/granularity_statistics.log",
+    benchmark:
+        "benchmarks/granularity_statistics.tsv"
+    conda:
+        "../../envs/nlp.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    params:
+        galleries=list(ROBUSTNESS.get("galleries", {})),
+        spacy_model=config["nlp"]["spacy_model"],
+    script:
+        "../scripts/granularity_statistics.py"
