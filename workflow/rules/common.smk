@@ -431,7 +431,7 @@ def model_files(model):
             files += [
                 f"resources/{folder}/.vlcomp_checked"
                 for folder in MANUAL_CHECKS
-                if path.startswith(folder + "/")
+                if path.startswith(f"{folder}/")
             ]
     return files
 
