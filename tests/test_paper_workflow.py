@@ -50,6 +50,7 @@ PAPER_JOBS = {
     "retrieval_metrics": 40, "robustness_metrics": 20,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
+    "table_bivlc_table5": 1,  # TROHN-Text's released rows: totals per split (no categories)
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems

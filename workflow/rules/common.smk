@@ -520,6 +520,26 @@ def filter_model_entry(genset):
     return model_entry(model) if model else {}
 
 
+def trohn_text_rows():
+    """BiVLC Table 5's rows: the TROHN-Text instances of the first run trained on them, the
+    released train / validation rows or the generated negatives (which carry a category).
+    """
+    for run in RUNS.values():
+        if run.get("objective") != "trohn_text":
+            continue
+        data = run.get("dataset", "world")
+        if released_rows(config, run) == "trohn_text":
+            return {
+                "train": f"results/negatives/{data}/sugarcrepe_release.parquet",
+                "validation": f"results/negatives/{data}/sugarcrepe_release_val.parquet",
+            }
+        return {"train": f"results/negatives/{data}/{run['negatives']}.parquet"}
+    return {}
+
+
+TROHN_TEXT_ROWS = trohn_text_rows()
+
+
 def bivlc_selection():
     """Which negative image each SugarCrepe item gets, and whether it is kept."""
     if BIVLC_NEGATIVES == "generated":
@@ -652,7 +672,12 @@ def aro6_downstream():
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
 # itself, and tables that carry their CIs as columns already.
 OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
-NO_CI_TABLES = ("bivlc/filter", "bison/section6", "robustness/granularity_statistics")
+NO_CI_TABLES = (  # tables of counts, procedures and text statistics: nothing to resample
+    "bivlc/filter",
+    "bivlc/table5",
+    "bison/section6",
+    "robustness/granularity_statistics",
+)
 
 
 def ci_tables(tables):
@@ -749,6 +774,8 @@ def all_tables():
             "results/tables/bivlc/{table}.md",
             table=["table1", "table2", "table3", "table6"],
         )
+    if TROHN_TEXT_ROWS:
+        tables += ["results/tables/bivlc/table5.md"]
     if (
         "bivlc" in GENERATION
     ):  # BiVLC's construction, also beside the released benchmark

@@ -357,6 +357,32 @@ rule table_bivlc_counts:
         "../scripts/report_generation.py"
 
 
+if TROHN_TEXT_ROWS:
+
+    rule table_bivlc_table5:
+        input:
+            **TROHN_TEXT_ROWS,
+        output:
+            csv=report(
+                "results/tables/bivlc/table5.csv",
+                caption="../report/bivlc_counts.rst",
+                category="BiVLC",
+            ),
+            md="results/tables/bivlc/table5.md",
+        log:
+            "logs/report/bivlc_table5.log",
+        benchmark:
+            "benchmarks/table_bivlc_table5.tsv"
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=30,
+        script:
+            "../scripts/bivlc_table5.py"
+
+
 if GENERATION:
 
     rule table_bivlc_filter:
