@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from vlcomp.benchmarks.bivlc import CATEGORIES, category_columns
-from vlcomp.data.trohn_release import ROWS
+from vlcomp.data.sources import TROHN_ROWS
 
 SUBSETS = tuple(f"{t}_{s}" for t, s in CATEGORIES)  # replace_obj, ..., add_att
 TABLE5_COLUMNS = (*category_columns(), "TOTAL")
@@ -35,7 +35,7 @@ KEPT_ROW = "% kept"
 PAPER_TABLE5 = (570_325, 571_609, 576_101, 333_705, 429_163, 584_077, 587_866, 3_652_846)
 PAPER_GENERATED_PER_CATEGORY = 591_753
 PAPER_GENERATED_TOTAL = 4_142_271
-RELEASE_SPLITS = ROWS["trohn_text"]  # hub rows per split: train 2,922,276 / val 730,570
+RELEASE_SPLITS = TROHN_ROWS["trohn_text"]  # hub rows per split: train 2,922,276 / val 730,570
 TYPE_NOT_DERIVABLE = (
     "category not derivable: the released rows have only image_id, caption, negative_caption "
     "(BiVLC concatenated its per-category TROHN-TEXT_{SUBTYPE}.csv files without a category "

@@ -66,6 +66,8 @@ XVLM_CONFIG_BLOBS = {
 }
 XVLM_LICENCE = "BSD-3-Clause (zengyan-97/X-VLM; the checkpoints state no other terms)"
 VG_IMAGES = "https://cs.stanford.edu/people/rak248/VG_100K_2"
+# rows per split of BiVLC's released TROHN sets (the hub cards)
+TROHN_ROWS = {"trohn_text": {"train": 2_922_276, "validation": 730_570}}
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"

@@ -21,11 +21,12 @@ from tqdm import tqdm
 
 from vlcomp.data.bivlc import _image_bytes, _write_image
 from vlcomp.data.negclip_release import normalise
+from vlcomp.data.sources import TROHN_ROWS
 
 HUB_IDS = {"trohn_text": "imirandam/TROHN-Text", "trohn_img": "imirandam/TROHN-Img"}
 SPLITS = {"train": "train", "val": "validation"}  # vlcomp's name -> the release's split
 # rows of the published revisions (a partial download is an error); TROHN-Img's are rounded
-ROWS = {"trohn_text": {"train": 2_922_276, "validation": 730_570}}
+ROWS = TROHN_ROWS
 _DIGITS = re.compile(r"\d+")
 
 
