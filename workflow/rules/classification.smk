@@ -131,7 +131,7 @@ rule classification_metrics:
         cls_dataset=union(CLS_DATASETS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: lambda wc: probe_threads(wc.cls_dataset)
     resources:
         gpu=CLS_PROBE_GPUS,
         mem_mb=lambda wc: CLS_PROBE_RESOURCES[wc.cls_dataset][0],
@@ -140,7 +140,7 @@ rule classification_metrics:
         protocols=list(CLASSIFICATION.protocols),
         probe=CLASSIFICATION.probe_options() if CLS_DATASETS else {},
         world=WORLD,
-        threads=config["compute"]["threads"],
+        threads=lambda wc: probe_threads(wc.cls_dataset),
     script:
         "../scripts/classification_metrics.py"
 

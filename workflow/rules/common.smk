@@ -378,6 +378,15 @@ CLS_PROBE_RESOURCES = {
     "imagenet": (64000, 480),
     "world_shapes": (4000, 30),
 }
+
+
+def probe_threads(dataset):
+    """Torch threads of a probe job: one for the world's shapes (a few hundred rows by a few
+    classes: a second thread only adds synchronisation, measured 35x slower on a busy
+    2-core machine), compute.threads for the real sets."""
+    return 1 if dataset == "world_shapes" else config["compute"]["threads"]
+
+
 # the numbers with intervals: choice and retrieval benchmarks, and the classification sets
 INTERVAL_BENCHMARKS = ANALYSIS_BENCHMARKS + list(CLS_KEYS)
 INTERVAL_KINDS = {b: BENCHMARK_KIND[b] for b in ANALYSIS_BENCHMARKS} | {
