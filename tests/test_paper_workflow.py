@@ -183,6 +183,9 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg["generation"]["bivlc"]["filter"]["model"] = "tiny_clip"
     cfg["models"] = models
     cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
+    null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
+    null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
+                              if b in cfg["benchmarks"]}
     # ARO Table 6's CIFAR10 row on the mirror's release-shaped archive (100 train, 20 test)
     cfg["classification"] = {
         "datasets": ["cifar10"], "protocols": ["linear_probe", "zero_shot"],
