@@ -21,6 +21,7 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/visualgptscore.smk"
 include: "workflow/rules/robustness.smk"
+include: "workflow/rules/classification.smk"
 include: "workflow/rules/report.smk"
 
 

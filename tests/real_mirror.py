@@ -3,13 +3,16 @@ the download rules through ``file://`` mirrors (``downloads.mirrors``).
 
 `build_mirror` writes COCO 2014/2017 image zips, the 2014 captions zip, BLIP's Karpathy JSONs,
 SugarCrepe's seven JSONs, ARO's VG JSONs + image zip and Winoground's zip (Google Drive
-ids), BISON's annotations and NegCLIP's released training TSV; `paper_like_config` is
-config/paper.yaml cut down to them, with tiny models.
+ids), BISON's annotations, NegCLIP's released training TSV and CIFAR-10's python archive;
+`paper_like_config` is config/paper.yaml cut down to them, with tiny models.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import pickle
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -21,6 +24,7 @@ from vlcomp.data.sources import (
     ARO_COMMIT,
     BISON_COMMIT,
     BLIP_KARPATHY,
+    CIFAR_URL,
     COCO,
     CREPE_COMMIT,
     DIWAN_COMMIT,
@@ -81,6 +85,39 @@ def _zip(path: Path, members: dict[str, bytes]) -> None:
     with zipfile.ZipFile(path, "w") as zf:
         for name, data in members.items():
             zf.writestr(name, data)
+
+
+CIFAR10_NAMES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse",
+                 "ship", "truck"]
+
+
+def cifar10_archive(path: Path, per_batch: int = 20, seed: int = 0) -> Path:
+    """``cifar-10-python.tar.gz`` as released: ``cifar-10-batches-py/`` with ``data_batch_1``
+    .. ``_5``, ``test_batch`` (Python 2 pickles with bytes keys: ``data`` uint8 rows of 1,024
+    red, green, blue values, ``labels``, ``filenames``, ``batch_label``), ``batches.meta``
+    and ``readme.html``. Image k of a batch has class k % 10 and that class's colour (plus
+    noise), so a probe can learn the classes."""
+    rng = np.random.default_rng(seed)
+    colours = rng.integers(0, 256, size=(10, 3))
+    members = {}
+    for b, name in enumerate([f"data_batch_{k}" for k in range(1, 6)] + ["test_batch"]):
+        labels = [(b + i) % 10 for i in range(per_batch)]
+        pixels = np.clip(colours[labels][:, :, None] + rng.normal(0, 12, (per_batch, 3, 1024)),
+                         0, 255).astype(np.uint8).reshape(per_batch, 3072)
+        members[name] = {b"batch_label": f"batch {b + 1} of 5".encode(), b"labels": labels,
+                         b"data": pixels,
+                         b"filenames": [f"{CIFAR10_NAMES[y]}_s_{b:02d}{i:04d}.png".encode()
+                                        for i, y in enumerate(labels)]}
+    members["batches.meta"] = {b"num_cases_per_batch": per_batch, b"num_vis": 3072,
+                               b"label_names": [n.encode() for n in CIFAR10_NAMES]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tar:
+        for name, obj in [*members.items(), ("readme.html", None)]:
+            data = b"<html></html>" if obj is None else pickle.dumps(obj, protocol=2)
+            info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
 
 
 def _captions(rng: np.random.Generator, n: int) -> list[str]:
@@ -199,7 +236,9 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     wino_id = SOURCES["winoground"].files[0].url.split("id=")[1].split("&")[0]
     _zip(gdrive / (wino_id + "&export=download&confirm=t"), wino)
     _visualgptscore_sets(root, rng)
+    cifar10_archive(root / "cifar" / "cifar-10-python.tar.gz")  # 100 train, 20 test images
     return {
+        CIFAR_URL: (root / "cifar").as_uri(),
         VG_IMAGES: (root / "vg").as_uri(),
         CREPE_PREFIX: (root / "crepe").as_uri(),
         VL_CHECKLIST_PREFIX: (root / "vl_checklist").as_uri(),
@@ -324,6 +363,7 @@ def mirror_checksums() -> dict[str, None]:
             "aro/negclip/train_neg_clip.tsv": None,
             "crepe/prod_hard_negatives.zip": None,
             "winoground/new_tag_assignments.json": None,
+            "cifar/cifar-10-python.tar.gz": None,
             **{f"vl_checklist/release/{p}": None for p in VL_CHECKLIST_BLOBS}}
 
 

@@ -21,10 +21,11 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 53 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
-    # BERT JSONs), 12 folders unpacked (Visual Genome's two zips into one), Flickr30k,
-    # VL-CheckList's HAKE images and GNM's checkpoint checked (manual downloads)
-    "download_file": 53, "unpack_archive": 12, "check_manual_download": 3, "wordnet": 1,
+    # 55 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
+    # BERT JSONs; CIFAR-10/100's archives read in place), 12 folders unpacked (Visual
+    # Genome's two zips into one); Flickr30k, VL-CheckList's HAKE images, GNM's checkpoint and
+    # ImageNet's train, val and devkit checked (manual downloads)
+    "download_file": 55, "unpack_archive": 12, "check_manual_download": 6, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
@@ -66,13 +67,20 @@ PAPER_JOBS = {
     # blind baselines on 13 image->text benchmarks: a bigram LM and 3 captioners P(t|null)
     "blind_scores": 52,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
+    # ARO Table 6's classification rows: CIFAR-10/100 as PNGs, ImageNet's tables; ARO's 4
+    # models (CLIP, CLIP-FT, NegCLIP ours and ARO's loader) embed 3 datasets x (train,
+    # evaluation) images and their zero-shot prompts, and fit a probe per dataset; CIs per set
+    "cifar_imagesets": 2, "imagenet_imagesets": 1, "embed_images": 24, "class_embeddings": 4,
+    "classification_metrics": 12, "uncertainty_classification": 3,
     # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves)
     "table_intervals": 17,
 }
 
 
-# hard_negatives.negclip.source: generate (the paper config reads NegCLIP's released TSV)
-REGENERATE_ONLY = {"negclip_negatives": 1, "embed_images": 1, "nearest_neighbours": 1}
+# hard_negatives.negclip.source: generate (the paper config reads NegCLIP's released TSV):
+# one more embed_images job (COCO train for the neighbours)
+REGENERATE_ONLY = {"negclip_negatives": 1, "embed_images": PAPER_JOBS["embed_images"] + 1,
+                   "nearest_neighbours": 1}
 # hard_negatives.sugarcrepe.source and generation.trohn_img.source: generate (the paper
 # config reads BiVLC's released TROHN-Text and TROHN-Img): LLM negatives, TROHN-Img's
 # selection, its SDXL images and their filter
@@ -96,7 +104,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
     defined = set(rules.stdout.split())
     # mining NegCLIP's neighbour images runs only when its negatives are regenerated; the
     # LLM route stays defined beside the released TROHN-Text (nothing asks for its file)
-    assert defined - set(counts) == set(REGENERATE_ONLY) - {"negclip_negatives"} | {
+    assert defined - set(counts) == set(REGENERATE_ONLY) - {"negclip_negatives",
+                                                            "embed_images"} | {
         "sugarcrepe_negatives"}
     # the heavy rules ask a cluster for a GPU (and memory, time)
     detail = snakemake("-n", "--configfile", str(PAPER), cwd=tmp_path).stdout
@@ -106,7 +115,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             rule = block.split(":")[0].removeprefix("rule ")
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "embed_model", "score_pairs", "score_generative",
-             "generate_candidates", "filter_generated", "train_detectors"]
+             "generate_candidates", "filter_generated", "train_detectors", "embed_images",
+             "class_embeddings", "classification_metrics"]  # the probe runs on CUDA
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
@@ -184,6 +194,14 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg["generation"]["bivlc"]["filter"]["model"] = "tiny_clip"
     cfg["models"] = models
     cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
+    null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
+    null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
+                              if b in cfg["benchmarks"]}
+    # ARO Table 6's CIFAR10 row on the mirror's release-shaped archive (100 train, 20 test)
+    cfg["classification"] = {
+        "datasets": ["cifar10"], "protocols": ["linear_probe", "zero_shot"],
+        "models": ["tiny_clip"], "check_sizes": False,
+        "linear_probe": {"c_grid": {"min": 0.01, "max": 100.0, "points": 9}, "device": "cpu"}}
     return cfg
 
 
@@ -256,6 +274,10 @@ def test_real_formats_run_end_to_end(real_run):
     assert {"VG-Relation", "VG-Attribution", "COCO-Order"} <= set(aro.columns)
     table6 = (work / "results/tables/aro/table6.md").read_text()
     assert "COCO Retrieval I2T R@1" in table6
+    assert "| CIFAR10 |" in table6 and "| CIFAR10 zero-shot |" in table6
+    cifar = json.loads((work / "results/metrics/tiny_clip/classification_cifar10.json")
+                       .read_text())
+    assert cifar["n_items"] == 20 and cifar["protocols"]["linear_probe"]["n_train"] == 100
     log = (work / "logs/train/negclip_coco.log").read_text()
     assert "fine-tuning negclip from tiny_clip" in log
     # NegCLIP trains on its released TSV's rows (one caption per image), with its neighbours

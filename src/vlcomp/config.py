@@ -115,6 +115,9 @@ def _check_references(config: dict[str, Any]) -> None:
             )
     _check_generation(config)
     _check_datasets(config)
+    from vlcomp.benchmarks.classification_plan import check_classification
+
+    check_classification(config)
     for g, spec in (robustness or {}).get("galleries", {}).items():
         _check_folder_gallery(config, g, spec)
     vectors = config["benchmarks"].get("bison", {}).get("vectors", {})

@@ -6,6 +6,7 @@ from snakemake.exceptions import WorkflowError
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
+from vlcomp.benchmarks.classification_plan import classification_plan  # noqa: E402
 from vlcomp.config import (  # noqa: E402
     ConfigError,
     benchmark_source,
@@ -19,6 +20,7 @@ from vlcomp.config import (  # noqa: E402
     validate_config,
 )
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
+from vlcomp.data.classification import CIFAR  # noqa: E402
 from vlcomp.data.winoground import ITEMS as WINOGROUND_ITEMS  # noqa: E402
 from vlcomp.data.datasets import dataset_files  # noqa: E402
 from vlcomp.data.lockfile import DEFAULT_LOCK  # noqa: E402
@@ -35,10 +37,14 @@ from vlcomp.report.published import WORLD_ALIASES  # noqa: E402
 from vlcomp.report.coverage import published_counterparts  # noqa: E402
 from vlcomp.report.labels import aro_columns as label_aro_columns  # noqa: E402
 from vlcomp.report.labels import aro6_downstream as label_aro6_downstream  # noqa: E402
+from vlcomp.report.labels import (  # noqa: E402
+    aro6_classification as label_aro6_classification,
+)
 from vlcomp.report.labels import vgs_names as label_vgs_names  # noqa: E402
 from vlcomp.report.labels import world_names as label_world_names  # noqa: E402
 from vlcomp.report.labels import (  # noqa: E402
     ALPHA_KINDS,
+    CLASSIFICATION_LABELS,
     CREPE_PREFIX,
     DISPLAY_NAMES,
     benchmark_kind,
@@ -371,6 +377,72 @@ BISON_RETRIEVAL = next(
 # benchmarks with uncertainty tables (choice benchmarks and retrieval galleries)
 ANALYSIS_BENCHMARKS = CHOICE_BENCHMARKS + RETRIEVAL_BENCHMARKS
 
+# Image classification (config.classification): ARO Table 6's CIFAR10 / CIFAR100 / ImageNet
+# rows and the world's shapes; each dataset's image sets are embedded by embed_images
+CLASSIFICATION = classification_plan(config)
+CLS_DATASETS = list(CLASSIFICATION.datasets)
+CLS_MODELS = list(CLASSIFICATION.models)
+# classification_cifar10 -> cifar10: the benchmark name of its records
+CLS_KEYS = CLASSIFICATION.keys
+# each dataset's (train, evaluation) image sets
+CLS_IMAGESETS = {d: CLASSIFICATION.imagesets(d) for d in CLS_DATASETS}
+CLS_ZERO_SHOT = "zero_shot" in CLASSIFICATION.protocols
+# the probe job's GPU (when it runs on CUDA), memory (MB) and minutes per dataset
+CLS_PROBE_GPUS = (
+    GPUS
+    if "linear_probe" in CLASSIFICATION.protocols
+    and CLASSIFICATION.probe.get("device") == "cuda"
+    else 0
+)
+CLS_PROBE_RESOURCES = {
+    "cifar10": (16000, 120),
+    "cifar100": (16000, 120),
+    "imagenet": (64000, 480),
+    "world_shapes": (4000, 30),
+}
+
+
+def probe_threads(dataset):
+    """Torch threads of a probe job: one for the world's shapes (a few hundred rows by a few
+    classes: a second thread only adds synchronisation, measured 35x slower on a busy
+    2-core machine), compute.threads for the real sets."""
+    return 1 if dataset == "world_shapes" else config["compute"]["threads"]
+
+
+# the numbers with intervals: choice and retrieval benchmarks, and the classification sets
+INTERVAL_BENCHMARKS = ANALYSIS_BENCHMARKS + list(CLS_KEYS)
+INTERVAL_KINDS = {b: BENCHMARK_KIND[b] for b in ANALYSIS_BENCHMARKS} | {
+    k: "classification" for k in CLS_KEYS
+}
+
+
+def classification_metrics_files():
+    """Every classified model's record of every classification set."""
+    return [f"results/metrics/{m}/{k}.json" for k in CLS_KEYS for m in CLS_MODELS]
+
+
+def classification_inputs(wildcards):
+    """A dataset's train and evaluation image sets, the model's embeddings of both, and its
+    class embeddings when zero-shot is configured."""
+    model, dataset = wildcards.model, wildcards.cls_dataset
+    train, evaluation = CLS_IMAGESETS[dataset]
+    inputs = {
+        "train_images": f"results/imagesets/{train}.parquet",
+        "eval_images": f"results/imagesets/{evaluation}.parquet",
+        "train_embeddings": f"results/embeddings/{model}/images/{train}.npy",
+        "eval_embeddings": f"results/embeddings/{model}/images/{evaluation}.npy",
+    }
+    if CLS_ZERO_SHOT:
+        inputs["classes"] = f"results/embeddings/{model}/classes/{dataset}.npy"
+    return inputs
+
+
+def interval_benchmarks(key):
+    """The benchmarks whose intervals a table's `_ci` companion reads (ARO Table 6 also the
+    classification sets')."""
+    return INTERVAL_BENCHMARKS if key == "aro/table6" else ANALYSIS_BENCHMARKS
+
+
 # Image sets and text sets every evaluated model embeds, in one job per model (loading torch
 # and the model once); other image sets (e.g. world_train for neighbours) are embedded alone.
 EVAL_IMAGESETS = sorted({s for b in BENCHMARKS for s in BENCHMARK_IMAGESETS[b]})
@@ -661,12 +733,16 @@ def benchmark_labels():
         b: " ".join(filter(None, [dataset_label(b, "retrieval"), "Retrieval"]))
         for b in RETRIEVAL_BENCHMARKS
     }
-    return names | aro_columns() | VGS_NAMES | retrieval
+    classification = {k: CLASSIFICATION_LABELS[d] for k, d in CLS_KEYS.items()}
+    return names | aro_columns() | VGS_NAMES | retrieval | classification
 
 
 def aro6_downstream():
-    """ARO Table 6 downstream rows: R@1 both ways of each retrieval benchmark."""
-    return label_aro6_downstream(RETRIEVAL_BENCHMARKS)
+    """ARO Table 6 downstream rows: R@1 both ways of each retrieval benchmark, then each
+    classification set's top-1 per protocol."""
+    return label_aro6_downstream(RETRIEVAL_BENCHMARKS) | label_aro6_classification(
+        CLS_DATASETS, CLASSIFICATION.protocols
+    )
 
 
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
@@ -719,10 +795,11 @@ def table_interval_inputs(wildcards):
     return {
         "table": f"results/tables/{key}.csv",
         "intervals": expand(
-            "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
+            "results/uncertainty/{benchmark}.csv", benchmark=interval_benchmarks(key)
         ),
         "seeds": expand(
-            "results/uncertainty/{benchmark}_seeds.csv", benchmark=ANALYSIS_BENCHMARKS
+            "results/uncertainty/{benchmark}_seeds.csv",
+            benchmark=interval_benchmarks(key),
         ),
         "robustness": (
             ["results/uncertainty/robustness.csv"]
@@ -753,6 +830,8 @@ def all_tables():
         tables += ["results/tables/aro/table2.md"]
     if any(b in BENCHMARKS for b in ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS):
         tables += ["results/tables/aro/table6.md", "results/figures/aro_fig3_radar.png"]
+    elif CLS_DATASETS:  # classification alone: ARO Table 6's downstream rows
+        tables += ["results/tables/aro/table6.md"]
     if "sugarcrepe" in BENCHMARKS:
         tables += ["results/tables/sugarcrepe/sugarcrepe.md"]
     if "bison" in BENCHMARKS:
@@ -792,7 +871,7 @@ def all_tables():
         if t.removeprefix("results/tables/").removesuffix(".md") in PUBLISHED_FOR
     ]
     tables += expand(
-        "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
+        "results/uncertainty/{benchmark}.csv", benchmark=INTERVAL_BENCHMARKS
     )
     if "robustness" in BENCHMARKS:
         tables += ["results/uncertainty/robustness.csv"]

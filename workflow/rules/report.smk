@@ -118,7 +118,8 @@ rule table_bivlc:
 
 rule table_aro_finetuning:
     input:
-        metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS),
+        lambda wc: metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS)
+        + (classification_metrics_files() if wc.table == "table6" else []),
     output:
         csv=report(
             "results/tables/aro/{table}.csv",
@@ -153,6 +154,7 @@ rule table_aro_finetuning:
 rule figure_aro_radar:
     input:
         metrics_files(ARO_BENCHMARKS + RETRIEVAL_BENCHMARKS),
+        classification_metrics_files(),
     output:
         png=report(
             "results/figures/aro_fig3_radar.png",
@@ -542,8 +544,10 @@ rule table_intervals:
     params:
         table=lambda wc: f"{wc.paper}/{wc.table}",
         index=lambda wc: table_index(f"{wc.paper}/{wc.table}"),
-        benchmarks=ANALYSIS_BENCHMARKS,
-        kinds={b: BENCHMARK_KIND[b] for b in ANALYSIS_BENCHMARKS},
+        benchmarks=lambda wc: interval_benchmarks(f"{wc.paper}/{wc.table}"),
+        kinds=lambda wc: {
+            b: INTERVAL_KINDS[b] for b in interval_benchmarks(f"{wc.paper}/{wc.table}")
+        },
         labels=benchmark_labels(),
         groups=MODEL_GROUPS,
         detector_labels={
@@ -720,10 +724,10 @@ rule rank_correlation:
 rule summary:
     input:
         intervals=expand(
-            "results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS
+            "results/uncertainty/{benchmark}.csv", benchmark=INTERVAL_BENCHMARKS
         ),
         seeds=expand(
-            "results/uncertainty/{benchmark}_seeds.csv", benchmark=ANALYSIS_BENCHMARKS
+            "results/uncertainty/{benchmark}_seeds.csv", benchmark=INTERVAL_BENCHMARKS
         ),
         published=[
             t.removesuffix(".md") + ".csv"
@@ -759,8 +763,8 @@ rule summary:
         mem_mb=2000,
         runtime=30,
     params:
-        benchmarks=ANALYSIS_BENCHMARKS,
-        kinds={b: BENCHMARK_KIND[b] for b in ANALYSIS_BENCHMARKS},
+        benchmarks=INTERVAL_BENCHMARKS,
+        kinds=INTERVAL_KINDS,
         labels=benchmark_labels(),
         groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
         aliases=PUBLISHED_ALIASES,

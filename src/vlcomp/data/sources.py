@@ -65,6 +65,15 @@ XVLM_CONFIG_BLOBS = {
     "config_bert.json": "d8f56450ffd6fda4875af050e396fb2eba27ec1c",
 }
 XVLM_LICENCE = "BSD-3-Clause (zengyan-97/X-VLM; the checkpoints state no other terms)"
+# CIFAR-10/100's python releases (sha256 as Keras' datasets pin them; 170,498,071 and
+# 169,001,437 bytes); read in their .tar.gz, never unpacked
+CIFAR_URL = "https://www.cs.toronto.edu/~kriz"
+CIFAR_SHA256 = {
+    "cifar-10-python.tar.gz": "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",
+    "cifar-100-python.tar.gz": "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba677a7",
+}
+IMAGENET_TERMS = ("ILSVRC2012 needs an image-net.org account: log in at "
+                  "https://image-net.org/download-images.php and accept the terms of access; ")
 VG_IMAGES = "https://cs.stanford.edu/people/rak248/VG_100K_2"
 # rows per split of BiVLC's released TROHN sets (the hub cards)
 TROHN_ROWS = {"trohn_text": {"train": 2_922_276, "validation": 730_570}}
@@ -345,6 +354,38 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("sdxl_dpo_unet", hub_id="mhdang/dpo-sdxl-text2image-v1", notes="subfolder unet"),
     Source("vera", hub_id="liujch1998/vera", notes="T5 encoder (~5B parameters)"),
     Source("cola", hub_id="textattack/roberta-base-CoLA"),
+    *(Source(
+        name, files=(RemoteFile(f"cifar/{archive}", f"{CIFAR_URL}/{archive}",
+                                sha256=CIFAR_SHA256[archive]),),
+        notes="The python pickles (50,000 train / 10,000 test 32x32 images), read in the "
+              "archive and written as PNGs by rule cifar_imagesets (ARO Table 6).",
+        licence="no licence stated (Krizhevsky 2009; https://www.cs.toronto.edu/~kriz/cifar.html)")
+      for name, archive in (("cifar10", "cifar-10-python.tar.gz"),
+                            ("cifar100", "cifar-100-python.tar.gz"))),
+    Source(
+        "imagenet_val",
+        manual=(IMAGENET_TERMS + "unpack ILSVRC2012_img_val.tar (md5 "
+                "29b22e2961454d5413ddabcf34fc5622) into resources/imagenet/val/: 50,000 flat "
+                "ILSVRC2012_val_XXXXXXXX.JPEG files (a val/<wnid>/ layout works too)."),
+        check=ManualCheck("imagenet/val", "**/*.JPEG", 50_000),
+        notes="ARO Table 6's ImageNet row is scored on the validation images (CLIP's protocol).",
+        licence="ImageNet terms of access (non-commercial research and education)"),
+    Source(
+        "imagenet_devkit",
+        manual=(IMAGENET_TERMS + "put ILSVRC2012_devkit_t12.tar.gz (md5 "
+                "fa75699e90414af021442c21a62c3abf) in resources/imagenet/devkit/ (read in "
+                "place: data/meta.mat and data/ILSVRC2012_validation_ground_truth.txt)."),
+        check=ManualCheck("imagenet/devkit", "ILSVRC2012_devkit_t12.tar.gz", 1),
+        notes="The labels of the flat validation folder (ILSVRC2012_ID -> WNID).",
+        licence="ImageNet terms of access"),
+    Source(
+        "imagenet_train",
+        manual=(IMAGENET_TERMS + "unpack ILSVRC2012_img_train.tar (md5 "
+                "1d675b47d978889d74fa0da5fadfb00e) and each class's inner tar into "
+                "resources/imagenet/train/<wnid>/ (1,281,167 JPEGs in 1,000 folders)."),
+        check=ManualCheck("imagenet/train", "n*/*.JPEG", 1_281_167),
+        notes="The linear probe's training images (CLIP §A.3: the whole train split).",
+        licence="ImageNet terms of access"),
     Source(
         "blip_pretrained_large", files=(RemoteFile(
             "models/blip/model_large.pth",

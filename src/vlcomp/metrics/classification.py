@@ -9,17 +9,27 @@ split): a parametric binary search over ``CLIP_C_GRID`` (10^-6 .. 10^6, 8 steps 
 that starts at every second decade and halves the interval around the peak until it is one
 step wide. The probe is then refitted with that C on train + validation and scored on test.
 Percentages are rounded to ``DECIMALS`` places as in `vlcomp.metrics.benchmarks`.
+
+Stopping: L-BFGS stops when the largest gradient component falls below ``tol``. scikit-learn
+< 1.4 (CLIP's, 2021) minimised the summed loss, >= 1.4 (PR #26721) the mean loss: the same
+minimiser, but a gradient n times smaller, so the same ``tol`` stops n times earlier. On
+L2-normalised features with 1,000 classes the mean form's 1e-4 is met at the start (zero
+weights: chance accuracy). ``loss_scale="sum"`` divides ``tol`` by each fit's row count,
+which stops where the summed form stops.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vlcomp.metrics.benchmarks import DECIMALS, accuracy_entry, percent
 from vlcomp.seeding import stable_rng
+
+if TYPE_CHECKING:
+    from vlcomp.metrics.logistic import LogisticModel
 
 CLIP_C_GRID = tuple(float(c) for c in np.logspace(-6, 6, 97))  # 12 decades x 8 steps
 VAL_FRACTION = 0.1
@@ -119,7 +129,8 @@ def linear_probe(train_features: np.ndarray, train_labels: np.ndarray,
                  test_features: np.ndarray, test_labels: np.ndarray, *,
                  c_grid: Sequence[float] = CLIP_C_GRID, seed: int = 0,
                  val_fraction: float = VAL_FRACTION, max_iter: int = 1000, tol: float = 1e-4,
-                 device: str = "cpu", benchmark: str | None = None) -> Metrics:
+                 loss_scale: str = "mean", device: str = "cpu", benchmark: str | None = None
+                 ) -> Metrics:
     """CLIP's linear probe: choose C on a stratified validation split of train
     (`split_train_val`, `search_c`), refit on all of train with it, score test.
 
@@ -128,6 +139,24 @@ def linear_probe(train_features: np.ndarray, train_labels: np.ndarray,
     remaining train rows; the final probe sees all ``n_train``. ``n_classes`` is
     ``max(train, test labels) + 1``.
     """
+    return fit_linear_probe(train_features, train_labels, test_features, test_labels,
+                            c_grid=c_grid, seed=seed, val_fraction=val_fraction,
+                            max_iter=max_iter, tol=tol, loss_scale=loss_scale, device=device,
+                            benchmark=benchmark)[0]
+
+
+def fit_linear_probe(train_features: np.ndarray, train_labels: np.ndarray,
+                     test_features: np.ndarray, test_labels: np.ndarray, *,
+                     c_grid: Sequence[float] = CLIP_C_GRID, seed: int = 0,
+                     val_fraction: float = VAL_FRACTION, max_iter: int = 1000,
+                     tol: float = 1e-4, loss_scale: str = "mean", device: str = "cpu",
+                     benchmark: str | None = None) -> tuple[Metrics, LogisticModel]:
+    """`linear_probe`'s metrics and its final probe (fitted on all of train with the chosen
+    C), whose ``scores`` give each test image's class scores. ``loss_scale``: ``mean`` (the
+    gradient tolerance ``tol`` applies to the mean loss, scikit-learn >= 1.4) or ``sum``
+    (to the summed loss, scikit-learn < 1.4 as CLIP ran it; see the module docstring)."""
+    if loss_scale not in ("mean", "sum"):
+        raise ValueError(f"loss_scale must be 'mean' or 'sum', got {loss_scale!r}")
     from vlcomp.metrics.logistic import fit_logistic
 
     train_x = np.asarray(train_features, dtype=np.float64)
@@ -141,7 +170,8 @@ def linear_probe(train_features: np.ndarray, train_labels: np.ndarray,
     fit_idx, val_idx = split_train_val(train_y, val_fraction, seed)
 
     def fit(x: np.ndarray, y: np.ndarray, c: float):
-        return fit_logistic(x, y, c=c, n_classes=n_classes, max_iter=max_iter, tol=tol,
+        scaled = tol / len(y) if loss_scale == "sum" else tol
+        return fit_logistic(x, y, c=c, n_classes=n_classes, max_iter=max_iter, tol=scaled,
                             device=device)
 
     def val_accuracy(c: float) -> float:
@@ -151,7 +181,7 @@ def linear_probe(train_features: np.ndarray, train_labels: np.ndarray,
     best_c, sweep = search_c(val_accuracy, c_grid)
     final = fit(train_x, train_y, best_c)
     block = accuracy_block(final.scores(test_x), test_y)
-    return {
+    metrics = {
         "benchmark": benchmark, "metric": "top1_accuracy", "protocol": "linear_probe",
         "n_items": len(test_y), "overall": block["top1"]["accuracy"], **block,
         "c": best_c, "sweep": {f"{c:.6g}": percent(acc) for c, acc in sweep.items()},
@@ -159,7 +189,9 @@ def linear_probe(train_features: np.ndarray, train_labels: np.ndarray,
         "n_classes": n_classes,
         "converged": final.converged, "n_iter": final.n_iter,
         "options": {"seed": seed, "val_fraction": val_fraction, "max_iter": max_iter,
-                    "tol": tol, "grid": [min(c_grid), max(c_grid), len(c_grid)],
+                    "tol": tol, "loss_scale": loss_scale,
+                    "grid": [min(c_grid), max(c_grid), len(c_grid)],
                     "solver": "multinomial logistic regression, L-BFGS (scipy), mean loss",
                     "decimals": DECIMALS},
     }
+    return metrics, final

@@ -2,7 +2,7 @@
 
 The objective is scikit-learn's ``LogisticRegression(penalty="l2", C=c, solver="lbfgs")``
 for more than two classes (multinomial, intercept fitted and not penalised), in its mean
-form (scikit-learn >= 1.2)::
+form (scikit-learn >= 1.4, PR #26721; earlier versions summed the loss, the same minimiser)::
 
     (1/n) sum_i [logsumexp(z_i) - z_i[y_i]] + ||W||^2 / (2 c n),   z_i = W x_i + b
 

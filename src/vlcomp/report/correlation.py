@@ -26,6 +26,9 @@ HEADLINE_METRICS: dict[str, list[tuple[str, str]]] = {
     "winoground": [("I2T", " text"), ("T2I", " image"), ("Group", " group")],
     "bison": [("accuracy", "")],
     "retrieval": [("i2t_r1", " I2T R@1"), ("t2i_r1", " T2I R@1")],
+    # ARO Table 6's rows: the linear probe under the dataset's name, zero-shot beside it
+    # (vlcomp.report.labels.PROTOCOL_SUFFIXES)
+    "classification": [("linear_probe top1", ""), ("zero_shot top1", " zero-shot")],
 }
 
 

@@ -36,6 +36,7 @@ import yaml
 from vlcomp.config import expand_models, model_groups
 from vlcomp.report.labels import (
     ALPHA_KINDS,
+    aro6_classification,
     aro6_downstream,
     aro_columns,
     benchmark_kind,
@@ -151,9 +152,18 @@ def _aro_table2(run: Run, relations: Iterable[str]) -> TableCells:
 
 
 def _aro_table6(run: Run) -> TableCells:
+    from vlcomp.benchmarks.classification_plan import classification_plan
+
     table = _aro(run)
     for benchmark, keys in aro6_downstream(run.benchmarks).items():
         _with_std(run, table, benchmark, keys.values())
+    plan = classification_plan(run.config)  # CIFAR / ImageNet rows of the models classified
+    labels = [label for label, members in run.groups.items()
+              if all(m in plan.models for m in members)]
+    for keys in aro6_classification(plan.datasets, plan.protocols).values():
+        table.add(labels, keys.values())
+        table.add([lb for lb in labels if len(run.groups[lb]) > 1],
+                  [row + STD for row in keys.values()])
     return table
 
 

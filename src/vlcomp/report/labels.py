@@ -98,6 +98,29 @@ def aro6_downstream(benchmarks: Iterable[str]) -> dict[str, dict[str, str]]:
     return rows
 
 
+# ARO Table 6's classification rows (the published column names) and the world's shape set
+CLASSIFICATION_LABELS = {"cifar10": "CIFAR10", "cifar100": "CIFAR100", "imagenet": "ImageNet",
+                         "world_shapes": "World shapes"}
+# the row of each protocol: ARO's linear probe keeps the published name
+PROTOCOL_SUFFIXES = {"linear_probe": "", "zero_shot": " zero-shot"}
+
+
+def classification_label(dataset: str, protocol: str = "linear_probe") -> str:
+    """``cifar10`` -> CIFAR10 (linear probe, ARO's), CIFAR10 zero-shot."""
+    return CLASSIFICATION_LABELS[dataset] + PROTOCOL_SUFFIXES[protocol]
+
+
+def aro6_classification(datasets: Iterable[str], protocols: Iterable[str]
+                        ) -> dict[str, dict[str, str]]:
+    """ARO Table 6 downstream rows of the classification sets: benchmark
+    ``classification_{dataset}`` -> {``{protocol}_top1`` (its record's overall key) -> row}."""
+    from vlcomp.benchmarks.classification_plan import KEY_PREFIX
+
+    protocols = list(protocols)
+    return {KEY_PREFIX + d: {f"{p}_top1": classification_label(d, p) for p in protocols}
+            for d in datasets}
+
+
 # the world's analogues of released sets, named so that no table mistakes them for the papers'
 WORLD_STYLE_NAMES = {
     "winoground": "Winoground-style",
