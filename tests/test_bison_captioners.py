@@ -102,7 +102,7 @@ def test_notes_name_the_settings_unavailable_metrics_and_empty_captions():
     results = {"base": {"unavailable": {"SPICE": "unavailable: no CoreNLP"}, "n_empty": 0},
                "ours": {"unavailable": {"SPICE": "unavailable: no CoreNLP"}, "n_empty": 3}}
     notes = table_notes(results, dataset="coco", n_images=5000, n_references=25010,
-                        settings={"num_beams": 3, "max_length": 20, "min_length": 5})
+                        decoding={"beams": 3, "max_length": 20, "min_length": 5})
     assert "5000 coco test images" in notes[0] and "beam search 3" in notes[0]
     assert "25010 reference captions" in notes[0]
     assert notes[1:] == ["SPICE: unavailable: no CoreNLP", "ours: 3 empty caption(s), scored "
