@@ -20,6 +20,7 @@ include: "workflow/rules/generate.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/visualgptscore.smk"
+include: "workflow/rules/captioning.smk"
 include: "workflow/rules/robustness.smk"
 include: "workflow/rules/report.smk"
 
