@@ -103,6 +103,12 @@ def test_errors_name_the_key(edit, message):
          "config.models.blip_itm_base.itm_first_token: 'sep' is not one of"),
         (lambda c: c["visualgptscore"]["null_images"]["n_by_benchmark"].update(mmvp=30),
          "config.visualgptscore.null_images.n_by_benchmark: .'mmvp'. are not under"),
+        (lambda c: c["benchmarks"]["bison"]["captioning"].update(dataset="coco5k"),
+         "config.benchmarks.bison.captioning.dataset: no dataset 'coco5k'"),
+        (lambda c: c["benchmarks"]["bison"]["captioning"].update(dataset="coco2017"),
+         "config.benchmarks.bison.captioning.dataset: 'coco2017' has no test split"),
+        (lambda c: c["benchmarks"]["bison"]["captioning"].update(beams=0),
+         "config.benchmarks.bison.captioning.beams: 0 is less than the minimum of 1"),
     ],
 )
 def test_paper_errors_name_the_key(edit, message):

@@ -55,6 +55,8 @@ PAPER_JOBS = {
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems
+    # BISON Tables 4 / 6 on the 3 BLIP captioners: their Karpathy test captions, one table
+    "generate_captions": 3, "table_bison_captioners": 1,
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
     "table_winoground": 1, "table_vs_published": 15,
     # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
@@ -309,6 +311,12 @@ def test_real_formats_run_end_to_end(real_run):
     record = json.loads((work / "results/metrics/blip_lm/coco_retrieval_alpha.json").read_text())
     assert record["n_images"] == 12 and record["n_texts"] == 60
     assert record["val"]["n_images"] == 6
+    # BISON Tables 4 / 6: the captioner's Karpathy test captions by COCO metrics
+    captions = pd.read_parquet(work / "results/captions/blip_lm/coco_test.parquet")
+    assert len(captions) == 12 and list(captions.columns) == ["image_id", "caption"]
+    captioners = pd.read_csv(work / "results/tables/bison/table4.csv", index_col="model")
+    assert list(captioners.index) == ["BLIP P(t|i)"]
+    assert list(captioners.columns) == ["BLEU-4", "CIDEr-D", "SPICE", "METEOR", "Accuracy"]
     # every number of every paper table has its CI (or is exact: counts, chance levels)
     companions = sorted(work.glob("results/tables/*/*_ci.csv"))
     assert len(companions) == 14

@@ -160,6 +160,9 @@ def _check_datasets(config: dict[str, Any]) -> None:
                      config["generation"]["trohn_img"].get("dataset", "world")))
     refs += [(f"benchmarks.{b}.source", "world") for b in WORLD_SOURCED
              if b in benchmarks and benchmark_source(config, b) == "world"]
+    captioning = benchmarks.get("bison", {}).get("captioning")
+    if captioning is not None:
+        refs.append(("benchmarks.bison.captioning.dataset", captioning.get("dataset", "world")))
     for key, name in refs:
         if name not in known:
             hint = "; a world source needs config.world" if name == "world" else ""
@@ -170,6 +173,11 @@ def _check_datasets(config: dict[str, Any]) -> None:
             raise ConfigError(f"config.benchmarks.robustness.galleries.{g}.granularity: only "
                               "world galleries can be regranulated; use a dataset with fg: true")
     _check_gallery_splits(config)
+    if captioning is not None:
+        name = captioning.get("dataset", "world")
+        if not _dataset_has_split(config, name, "test"):
+            raise ConfigError(f"config.benchmarks.bison.captioning.dataset: {name!r} has no "
+                              f"test split to caption (config.datasets.{name}.splits)")
     if benchmark_source(config, "bivlc") == "hub" and "negatives" in benchmarks.get("bivlc", {}):
         raise ConfigError("config.benchmarks.bivlc.negatives: only for source world (the hub "
                           "release has its negative images)")

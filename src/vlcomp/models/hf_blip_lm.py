@@ -77,6 +77,12 @@ class BlipCaptionScorer:
         self._load()
         return self._model.vision_model
 
+    def model_and_processor(self) -> tuple[Any, Any]:
+        """The loaded ``BlipForConditionalGeneration`` and its ``BlipProcessor`` (caption
+        generation, `vlcomp.models.caption_generation`, shares this loading path)."""
+        self._load()
+        return self._model, self._processor
+
     def prompt_length(self) -> int:
         """Tokens of the prompt including the leading bos (its trailing [SEP] excluded)."""
         self._load()

@@ -1,0 +1,74 @@
+# BISON Tables 4 / 6 (Hu et al.) on the captioners configured here (hf_blip_lm): captions of a
+# caption dataset's test images by BLIP's COCO decoding, scored by COCO caption metrics beside
+# each captioner's BISON accuracy.
+
+
+rule generate_captions:
+    input:
+        images="results/imagesets/{dataset}_test.parquet",
+        model=model_inputs,
+    output:
+        "results/captions/{model}/{dataset}_test.parquet",
+    log:
+        "logs/captions/{model}/{dataset}_test.log",
+    benchmark:
+        "benchmarks/generate_captions/{model}/{dataset}_test.tsv"
+    wildcard_constraints:
+        model=union(GENERATIVE_MODELS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=16000,
+        runtime=120,  # 5,000 COCO test images, beam search 3, 16 new tokens at most
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        decoding=CAPTION_DECODING,
+        batch_size=BISON_CAPTIONING.get("batch_size", 32),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
+    script:
+        "../scripts/generate_captions.py"
+
+
+if BISON_CAPTIONING:
+
+    rule table_bison_captioners:
+        input:
+            captions=expand(
+                "results/captions/{model}/{dataset}_test.parquet",
+                model=GENERATIVE_MODELS,
+                dataset=BISON_CAPTIONING["dataset"],
+            ),
+            images=f"results/imagesets/{BISON_CAPTIONING['dataset']}_test.parquet",
+            references=f"results/data/{BISON_CAPTIONING['dataset']}/captions.parquet",
+            bison=expand("results/metrics/{model}/bison.json", model=GENERATIVE_MODELS),
+        output:
+            json="results/metrics/bison_table4.json",
+            csv=report(
+                "results/tables/bison/table4.csv",
+                caption="../report/bison_table4.rst",
+                category="BISON",
+            ),
+            md="results/tables/bison/table4.md",
+        log:
+            "logs/report/table_bison_captioners.log",
+        benchmark:
+            "benchmarks/table_bison_captioners.tsv"
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=120,  # PTB tokenizer and METEOR (Java) over 5,000 captions per model
+        params:
+            models=GENERATIVE_MODELS,
+            groups=CAPTIONER_GROUPS,
+            metrics=BISON_CAPTIONING["metrics"],
+            tokenizer=BISON_CAPTIONING["tokenizer"],
+            dataset=BISON_CAPTIONING["dataset"],
+            decoding=CAPTION_DECODING,
+        script:
+            "../scripts/table_bison_captioners.py"
