@@ -164,15 +164,18 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     images = {name: _jpeg(k) for k, name in enumerate(train + restval + val + test)}
     _zip(coco / "zips" / "train2014.zip", {n: d for n, d in images.items() if "train2014" in n})
     val2014 = {n: d for n, d in images.items() if n.startswith("val2014/")}
-    # BISON: pairs of test images, the caption is the first one of the true image
-    annotations = []
+    # COCO's captions_val2014.json: every caption of the test images (BISON's queries and
+    # section 6's references), with the images table; BISON pairs test images, its query
+    # is the first caption of the true image
+    coco_images = [{"id": int(Path(n).stem[-12:]), "file_name": Path(n).name, "width": 48,
+                    "height": 48} for n in test]
+    annotations = [{"image_id": int(Path(n).stem[-12:]), "id": 1000 + 10 * i + j,
+                    "caption": c} for i, n in enumerate(test) for j, c in enumerate(caps[n])]
     bison = []
     for k in range(0, len(test), 2):
         a, b = test[k], test[k + 1]
         true = a if k % 4 == 0 else b
-        caption_id = 1000 + k
-        annotations.append({"id": caption_id, "image_id": int(Path(true).stem[-12:]),
-                            "caption": caps[true][0]})
+        caption_id = 1000 + 10 * test.index(true)
         bison.append({"bison_id": k // 2, "caption_id": caption_id,
                       "true_image_id": int(Path(true).stem[-12:]),
                       "image_candidates": [
@@ -180,7 +183,9 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
                           for n in (a, b)]})
     _zip(coco / "zips" / "val2014.zip", val2014)
     _zip(coco / "annotations" / "annotations_trainval2014.zip", {
-        "annotations/captions_val2014.json": json.dumps({"annotations": annotations})})
+        "annotations/captions_val2014.json": json.dumps(
+            {"info": {"description": "COCO 2014 Dataset"}, "images": coco_images,
+             "annotations": annotations})})
     (root / "bison").mkdir(exist_ok=True)
     (root / "bison" / "bison_annotations.cocoval2014.json").write_text(json.dumps(
         {"info": {"source": "coco", "split": "val2014"}, "data": bison}))
