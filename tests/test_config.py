@@ -12,6 +12,8 @@ from vlcomp.config import (
     expand_models,
     expand_runs,
     model_groups,
+    prior_column,
+    text_priors,
     validate_config,
 )
 
@@ -103,6 +105,10 @@ def test_errors_name_the_key(edit, message):
          "config.models.blip_itm_base.itm_first_token: 'sep' is not one of"),
         (lambda c: c["visualgptscore"]["null_images"]["n_by_benchmark"].update(mmvp=30),
          "config.visualgptscore.null_images.n_by_benchmark: .'mmvp'. are not under"),
+        (lambda c: c["visualgptscore"]["llm"].append({"model": "other/opt-2.7b"}),
+         r"config.visualgptscore.llm\[3\]: name 'opt_2_7b' is taken"),
+        (lambda c: c["visualgptscore"]["llm"][0].update(name="BART"),
+         "config.visualgptscore.llm: "),
     ],
 )
 def test_paper_errors_name_the_key(edit, message):
@@ -110,6 +116,21 @@ def test_paper_errors_name_the_key(edit, message):
     edit(config)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         validate_config(config, SCHEMA)
+
+
+def test_text_priors_are_one_lm_or_a_list_with_names_and_labels():
+    paper = load("config/paper.yaml")
+    priors = text_priors(paper)
+    assert [(p["name"], p["label"]) for p in priors] == [
+        ("bart_base", "bart-base"), ("flan_t5_xl", "flan-t5-xl"), ("opt_2_7b", "opt-2.7b")]
+    assert prior_column(paper) == "null"
+    single = copy.deepcopy(paper)  # the one-mapping form of earlier configurations
+    single["visualgptscore"].update(llm={"model": "facebook/opt-2.7b", "label": "OPT"},
+                                    alpha_prior="llm")
+    validate_config(single, SCHEMA)
+    assert [(p["name"], p["label"]) for p in text_priors(single)] == [("opt_2_7b", "OPT")]
+    assert prior_column(single) == "llm_opt_2_7b"
+    assert text_priors(load("config/config.yaml")) == []
 
 
 def test_seeded_runs_and_models_expand_per_seed():

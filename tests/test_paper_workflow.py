@@ -56,6 +56,7 @@ PAPER_JOBS = {
     "table_winoground": 1, "table_vs_published": 15,
     # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
     "alpha_curve": 39, "table_visualgptscore": 1,
+    "llm_prior": 3,  # Table 2a's text-only BART, FLAN-T5 and OPT, each once for every captioner
     "table_visualgptscore_methods": 1, "generative_retrieval": 6,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
@@ -104,7 +105,7 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             rule = block.split(":")[0].removeprefix("rule ")
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "embed_model", "score_pairs", "score_generative",
-             "generate_candidates", "filter_generated", "train_detectors"]
+             "generate_candidates", "filter_generated", "train_detectors", "llm_prior"]
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
@@ -195,7 +196,7 @@ def real_run(tmp_path_factory):
     from vlcomp.models.world_clip import build_world_clip
 
     from .tiny_blip import save_tiny_blip
-    from .tiny_lm import save_tiny_causal_lm
+    from .tiny_lm import save_tiny_causal_lm, save_tiny_seq2seq_lm
 
     root = tmp_path_factory.mktemp("real")
     mirrors = build_mirror(root / "mirror")
@@ -222,8 +223,11 @@ def real_run(tmp_path_factory):
     sdxl = {"pipeline": str(pipeline), "unet": str(dpo), "variant": None, "dtype": "float32",
             "num_inference_steps": 2, "resize": 48}
     cfg = paper_like_config(mirrors, models, sdxl)
-    llm = save_tiny_causal_lm(root / "llm", caption_words())
-    cfg["visualgptscore"]["llm"] = {"model": str(llm)}
+    # Table 2a's text-only LMs through both of lm_prior's paths: a seq2seq stand-in for
+    # FLAN-T5 and a causal one for OPT (the folder names are the model ids' last parts)
+    cfg["visualgptscore"]["llm"] = [
+        {"model": str(save_tiny_seq2seq_lm(root / "flan-t5", caption_words()))},
+        {"model": str(save_tiny_causal_lm(root / "opt", caption_words())), "batch_size": 4}]
     config.write_text(yaml.safe_dump(cfg))
     work = root / "work"
     work.mkdir()
@@ -270,9 +274,10 @@ def test_real_formats_run_end_to_end(real_run):
     assert compared.reproduced.notna().any()
     # VisualGPTScore: null-image and text-only LM priors, and Table 2 with both
     prior = pd.read_parquet(work / "results/priors/blip_lm/sugarcrepe.parquet")
-    assert prior[["log_prior_null", "log_prior_llm"]].lt(0).all().all()
+    assert prior[["log_prior_null", "log_prior_llm_flan_t5", "log_prior_llm_opt"]].lt(
+        0).all().all()
     table2 = pd.read_csv(work / "results/tables/visualgptscore/table2.csv", index_col=0)
-    assert {"BLIP P(t|i) P_LLM(t)", "BLIP P(t|i) P(t|null)"} <= set(table2.index)
+    assert {"P_LLM(t) flan-t5", "P_LLM(t) opt", "BLIP P(t|i) P(t|null)"} <= set(table2.index)
     # Winoground's released format (t2v_metrics' zip), scored by every model
     wino = pd.read_parquet(work / "results/benchmarks/winoground.parquet")
     assert len(wino) == 6 and set(wino.subset) == {"Object", "Relation", "Both"}

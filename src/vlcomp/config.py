@@ -91,6 +91,7 @@ def _check_references(config: dict[str, Any]) -> None:
     if needs and needs not in vgs:
         raise ConfigError(f"config.visualgptscore.alpha_prior: {vgs['alpha_prior']!r} needs "
                           f"config.visualgptscore.{needs}")
+    text_priors(config)  # names unique
     clash = set(config.get("captioners", {})) & set(train)
     if clash:
         raise ConfigError(f"config.captioners: {sorted(clash)} are also training runs under "
@@ -447,3 +448,41 @@ def model_groups(models: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     for model_id, entry in models.items():
         groups.setdefault(entry["label"], []).append(model_id)
     return groups
+
+
+def _llm_slug(model: str) -> str:
+    """A text prior's default name: the last part of its model id or folder, lower case, runs
+    of other characters as ``_`` (``facebook/opt-2.7b`` -> ``opt_2_7b``)."""
+    import re
+
+    last = str(model).rstrip("/").rsplit("/", 1)[-1].lower()
+    return re.sub(r"[^a-z0-9]+", "_", last).strip("_") or "llm"
+
+
+def text_priors(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """VisualGPTScore's text-only LM priors P_LLM(t) (``visualgptscore.llm``: one mapping or a
+    list of them), each with ``name`` (its column ``log_prior_llm_{name}``; default from the
+    model id) and ``label`` (its Table 2 row ``P_LLM(t) {label}``; default the model id's
+    last part). Names must be unique."""
+    value = config.get("visualgptscore", {}).get("llm") or []
+    entries = [value] if isinstance(value, dict) else list(value)
+    out, seen = [], set()
+    for k, entry in enumerate(entries):
+        name = entry.get("name") or _llm_slug(entry["model"])
+        if name in seen:
+            raise ConfigError(f"config.visualgptscore.llm[{k}]: name {name!r} is taken by "
+                              "another text prior (give each a distinct name)")
+        seen.add(name)
+        label = entry.get("label") or str(entry["model"]).rstrip("/").rsplit("/", 1)[-1]
+        out.append({**entry, "name": name, "label": label})
+    return out
+
+
+def prior_column(config: dict[str, Any]) -> str:
+    """The prior α divides by, as the ``log_prior_{...}`` column of the prior tables:
+    ``null``, ``train`` or, for ``alpha_prior: llm``, the first text prior's
+    ``llm_{name}``."""
+    prior = config.get("visualgptscore", {}).get("alpha_prior", "null")
+    if prior == "llm":
+        return f"llm_{text_priors(config)[0]['name']}"
+    return prior

@@ -14,8 +14,10 @@ from vlcomp.config import (  # noqa: E402
     expand_models,
     expand_runs,
     model_groups,
+    prior_column,
     released_negatives,
     released_rows,
+    text_priors,
     validate_config,
 )
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
@@ -136,6 +138,11 @@ NULL_IMAGES = {
     "space": "normalized",
     **VISUALGPTSCORE.get("null_images", {}),
 }
+# Text-only LM priors P_LLM(t) (Table 2a: BART, FLAN-T5, OPT), by name: each scored once
+# on every image->text benchmark's texts (rule llm_prior), a column of every prior table
+TEXT_PRIORS = {lm["name"]: lm for lm in text_priors(config)}
+# the log_prior_{...} column alpha divides by (null images, training images or the first LM)
+PRIOR_COLUMN = prior_column(config)
 # Training images for a second prior estimate (optional): n drawn with a seed
 PRIOR_TRAIN_IMAGES = (
     {"dataset": "world", "seed": 0, **VISUALGPTSCORE["train_images"]}

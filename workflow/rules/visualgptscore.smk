@@ -22,6 +22,7 @@ rule score_generative:
             if PRIOR_TRAIN_IMAGES
             else []
         ),
+        llm_priors=expand("results/text_priors/{lm}.parquet", lm=TEXT_PRIORS),
         model=model_inputs,
     output:
         scores=expand(
@@ -61,7 +62,7 @@ rule score_generative:
         gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
-        llm=VISUALGPTSCORE.get("llm", {}),
+        llm=list(TEXT_PRIORS),
         batch_size=config["embed"].get("pair_batch_size", 64),
         image_batch=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
@@ -69,6 +70,36 @@ rule score_generative:
         autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/score_pair_model.py"
+
+
+# A text-only LM's log P_LLM(t) of every image->text benchmark's texts, once per LM (not
+# per captioner); every captioner's prior tables carry it as log_prior_llm_{lm}.
+rule llm_prior:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
+        ),
+    output:
+        "results/text_priors/{lm}.parquet",
+    log:
+        "logs/text_priors/{lm}.log",
+    benchmark:
+        "benchmarks/llm_prior/{lm}.tsv"
+    wildcard_constraints:
+        lm=union(TEXT_PRIORS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=32000,  # FLAN-T5-XL (3B) in float32
+        runtime=240,
+    params:
+        entry=lambda wc: TEXT_PRIORS[wc.lm],
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+    script:
+        "../scripts/llm_prior.py"
 
 
 rule alpha_curve:
@@ -98,7 +129,7 @@ rule alpha_curve:
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
         seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
         repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
-        prior=VISUALGPTSCORE.get("alpha_prior", "null"),
+        prior=PRIOR_COLUMN,
     script:
         "../scripts/alpha_curve.py"
 
@@ -173,6 +204,7 @@ rule table_visualgptscore:
     params:
         labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS},
         names=vgs_names(),
+        llms={name: lm["label"] for name, lm in TEXT_PRIORS.items()},
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/report_visualgptscore.py"
@@ -265,7 +297,7 @@ rule uncertainty_alpha:
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
         seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
         repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
-        prior=VISUALGPTSCORE.get("alpha_prior", "null"),
+        prior=PRIOR_COLUMN,
         resamples=UNCERTAINTY["resamples"],
         bootstrap_seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],

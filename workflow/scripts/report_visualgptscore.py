@@ -32,7 +32,8 @@ with job_log(snakemake.log[0]) as log:
     labels = snakemake.params.labels
     out = snakemake.output
     names = snakemake.params.names
-    table2 = prior_table(records, labels, names)
+    llms = snakemake.params.llms
+    table2 = prior_table(records, labels, names, llms)
     write_table(table2, Path(out.table2_csv).with_suffix(""))
     table4 = alpha_table(records, labels, names, retrieval)
     write_table(table4, Path(out.table4_csv).with_suffix(""))
@@ -41,7 +42,8 @@ with job_log(snakemake.log[0]) as log:
         table = pd.read_csv(path)
         intervals[table.model.iloc[0], table.benchmark.iloc[0]] = table
     shown = {"table2": table2, "table4": table4}
-    for name, frame in interval_tables(records, retrieval, intervals, labels, names).items():
+    cis = interval_tables(records, retrieval, intervals, labels, names, llms)
+    for name, frame in cis.items():
         write_csv(frame, out[f"{name}_ci"], index=False)
         key = f"visualgptscore/{name}"
         cells = CellIntervals.from_frame(key, frame)

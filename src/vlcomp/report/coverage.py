@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from vlcomp.config import expand_models, model_groups
+from vlcomp.config import expand_models, model_groups, text_priors
 from vlcomp.report.labels import (
     ALPHA_KINDS,
     aro6_downstream,
@@ -259,18 +259,19 @@ def _vgs_table1(run: Run) -> TableCells:
 
 
 def _vgs_table2(run: Run) -> TableCells:
-    from vlcomp.report.visualgptscore import PAIR_KINDS, alpha_column, benchmark_name
+    from vlcomp.report.visualgptscore import PAIR_KINDS, alpha_column, benchmark_name, llm_row
 
     table = TableCells()
     names = vgs_names(run.config)
-    llm = "llm" in run.config.get("visualgptscore", {})
+    llms = [llm_row(lm["label"]) for lm in text_priors(dict(run.config))]
     for label in run.generative():
-        measures = ["", " P(t|null)", " PMI"] + [" P_LLM(t)"] * llm
+        measures = ["", " P(t|null)", " PMI"]
         for benchmark in run.benchmarks:
             kind = run.kind(benchmark)
             if kind not in ALPHA_KINDS:
                 continue
-            table.add([label + m for m in measures], [alpha_column(benchmark, kind, names)])
+            table.add([label + m for m in measures] + llms,
+                      [alpha_column(benchmark, kind, names)])
             if kind in PAIR_KINDS:
                 table.add([label + m for m in ("", " P(t|null)", " PMI")],
                           [f"{benchmark_name(benchmark, names)} Per-Image"])
@@ -331,8 +332,9 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
 # rows a table derives from a model's label, as the papers name them: VisualGPTScore's α
 # variants and priors, BiVLC's detector systems
 ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=1)", " P(t|null)", "/Det")
-# published rows that name a text-only LM prior or PMI: (paper, row) -> (model row, suffix)
+# published rows that name PMI: (paper, row) -> (model row, suffix)
 PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
+# VisualGPTScore Table 2a's text-only LM rows, by the part of a model id that names them
 LLM_ROWS = {"opt": "OPT", "bart": "BART", "flan-t5": "FLAN-T5"}
 
 
@@ -354,18 +356,21 @@ def row_counterparts(config: Mapping[str, Any], paper: str, row: str) -> list[st
     """Our row labels that reproduce a published row of ``paper``: the labels of the models
     whose entry names it (``published_as.{paper}``) or, without such a key for that paper,
     whose label it is. Robustness rows ``gallery / strategy / model`` map their last part;
-    VisualGPTScore's ``X (alpha=1)``-style rows and BiVLC's ``X/Det`` map ``X``; ``PMI`` and
-    the text-only LM's name (``OPT``) map VisualGPTScore's own model's PMI / P_LLM(t) rows."""
+    VisualGPTScore's ``X (alpha=1)``-style rows and BiVLC's ``X/Det`` map ``X``; ``PMI`` maps
+    VisualGPTScore's own model's PMI row, and a text-only LM's name (``BART``, ``FLAN-T5``,
+    ``OPT``) the ``P_LLM(t) {label}`` rows of the configured LMs whose model id names it."""
+    from vlcomp.report.visualgptscore import llm_row
+
     models = expand_models(dict(config))
     prefix, _, name = row.rpartition(" / ")
     suffix = next((s for s in ROW_SUFFIXES if name.endswith(s)), "")
     base = name.removesuffix(suffix) if suffix else name
-    llm = str(config.get("visualgptscore", {}).get("llm", {}).get("model", "")).lower()
-    derived = dict(PRIOR_ROWS)
-    derived |= {(paper, label): ("VisualGPTScore", " P_LLM(t)")
-                for key, label in LLM_ROWS.items() if key in llm.rsplit("/", 1)[-1]}
-    if not suffix and (paper, name) in derived:
-        base, suffix = derived[(paper, name)]
+    if paper == "visualgptscore" and name in LLM_ROWS.values():  # text-only: no captioner
+        key = next(k for k, v in LLM_ROWS.items() if v == name)
+        return [llm_row(lm["label"]) for lm in text_priors(dict(config))
+                if key in str(lm["model"]).lower().rstrip("/").rsplit("/", 1)[-1]]
+    if not suffix and (paper, name) in PRIOR_ROWS:
+        base, suffix = PRIOR_ROWS[(paper, name)]
     labels = _model_rows(models, paper, base)
     return [f"{prefix} / {lb}{suffix}" if prefix else f"{lb}{suffix}" for lb in labels]
 
