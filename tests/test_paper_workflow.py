@@ -57,6 +57,9 @@ PAPER_JOBS = {
     # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
     "alpha_curve": 39, "table_visualgptscore": 1,
     "llm_prior": 3,  # Table 2a's text-only BART, FLAN-T5 and OPT, each once for every captioner
+    # Table 4a's ITMScore row: 4 ITM models (2 BLIP ITMs, 2 X-VLMs) on the captioners'
+    # held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag items, EqBen)
+    "held_out_accuracy": 16,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,

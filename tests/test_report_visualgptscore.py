@@ -81,6 +81,28 @@ def test_alpha_table_reports_validation_and_oracle(records):
     assert table.loc["G (alpha=alpha*val)"].notna().all()
 
 
+def test_alpha_table_leads_with_the_itm_rows_on_the_same_halves(records):
+    from vlcomp.metrics.alpha_curves import held_out_accuracy
+
+    recs, _ = records
+    items = pair_items(n=30)
+    itm = {"itm": {"bivlc": held_out_accuracy(items, metric="bivlc", repeats=3)}}
+    retrieval = {"itm": {"coco_retrieval": {"overall": {"i2t_r1": 71.9, "i2t_r5": 90.6,
+                                                         "t2i_r1": 50.0}}}}
+    table = alpha_table(recs, {"cap": "G", "itm": "BLIP ITM"}, names={"coco_retrieval": "COCO"},
+                        itm=itm, itm_retrieval=retrieval)
+    assert table.index[0] == "BLIP ITM"
+    held = itm["itm"]["bivlc"]["validation"]["summary"]["test_accuracy"]
+    assert table.loc["BLIP ITM", "BiVLC Text Score"] == held["mean"]
+    assert table.loc["BLIP ITM", "BiVLC Text Score std"] == held["std"]
+    assert table.loc["BLIP ITM", "COCO I2T R@1"] == 71.9
+    assert table.loc["BLIP ITM", "COCO I2T R@5"] == 90.6
+    assert np.isnan(table.loc["BLIP ITM", "SugarCrepe"])  # held out on pair sets only
+    assert "COCO T2I R@1" not in table.columns  # Table 4a: I2T only
+    assert table.loc["G", "BiVLC Text Score"] == \
+        recs["cap"]["bivlc"]["validation"]["summary"]["test_accuracy_alpha0"]["mean"]
+
+
 def test_method_table_has_chance_roles_and_the_best_discriminative():
     def record(kind, **overall):
         return {"metric": kind, "overall": overall}

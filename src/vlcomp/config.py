@@ -64,6 +64,13 @@ def _check_references(config: dict[str, Any]) -> None:
             if "model" in entry:
                 raise ConfigError(f"config.models.{name}: give 'run' (a captioner trained "
                                   "here) or 'model' (hub id or folder), not both")
+        if entry["family"] == "hf_blip2_qformer_lm" and "lm_head" not in entry:
+            raise ConfigError(f"config.models.{name}: family hf_blip2_qformer_lm needs "
+                              "'lm_head' (LAVIS' checkpoint with the Q-Former's LM head, e.g. "
+                              "resources/models/blip2/blip2_pretrained.pth)")
+        if "retrieval" in entry and not is_captioner(entry):
+            raise ConfigError(f"config.models.{name}.retrieval: only for captioner families "
+                              f"{list(CAPTIONER_FAMILIES)} (log P(t|i) retrieval galleries)")
         if entry["family"] == "xvlm":
             missing = [k for k in ("path", "config") if k not in entry]
             if missing:
@@ -220,7 +227,8 @@ def _check_gallery_splits(config: dict[str, Any]) -> None:
     test split, and VisualGPTScore's retrieval with a captioner picks alpha* on the val split
     (an empty gallery would otherwise fail hours into the run)."""
     benchmarks = config["benchmarks"]
-    captioners = [m for m, e in expand_models(config).items() if e["family"] == "hf_blip_lm"]
+    captioners = [m for m, e in expand_models(config).items()
+                  if is_captioner(e) and e.get("retrieval", True)]
     needs = [(f"benchmarks.{b}", spec.get("dataset", "world"), "test")
              for b, spec in benchmarks.items() if b.endswith(("_order", "_retrieval"))
              or b == "order"]
@@ -399,7 +407,37 @@ def _check_conversion(name: str, entry: dict[str, Any]) -> None:
 # pair scores each family computes (`pair_score`; python: the factory's scorer decides)
 FAMILY_PAIR_SCORES = {"hf_blip_itm": ("itm_logit", "itm_prob", "itm_plus_itc"),
                       "hf_flava": ("itm_prob", "itm_logit"),
-                      "xvlm": ("itm_logit", "itm_prob", "itm_plus_itc")}
+                      "xvlm": ("itm_logit", "itm_prob", "itm_plus_itc"),
+                      "hf_blip2_itm": ("itm_logit", "itm_prob", "itc")}
+# generative scorers, log P(text | image) (VisualGPTScore): BLIP's captioner, BLIP-2 with a
+# frozen LLM, BLIP-2's Q-Former captioner; every place that treats captioners treats these
+CAPTIONER_FAMILIES = ("hf_blip_lm", "hf_blip2_lm", "hf_blip2_qformer_lm")
+# families without single-vector embeddings: they score choice benchmarks pair by pair and
+# get no retrieval or robustness metrics (BLIP-2's ITC is a max over 32 query embeddings)
+PAIR_ONLY_FAMILIES = (*CAPTIONER_FAMILIES, "hf_blip2_itm")
+# cross-encoders whose pair score is an ITM head: VisualGPTScore Table 1's ITMScore role
+ITM_FAMILIES = ("hf_blip_itm", "xvlm", "hf_blip2_itm")
+
+
+def is_captioner(entry: dict[str, Any]) -> bool:
+    """Whether a model entry scores log P(text | image) (a captioner family)."""
+    return entry["family"] in CAPTIONER_FAMILIES
+
+
+def has_embeddings(entry: dict[str, Any]) -> bool:
+    """Whether a model entry embeds images and texts (retrieval, robustness, cosine)."""
+    return entry["family"] not in PAIR_ONLY_FAMILIES
+
+
+def model_role(entry: dict[str, Any]) -> str:
+    """VisualGPTScore Table 1's role of a model: ``generative`` (a captioner), ``itm`` (a
+    cross-encoder scoring pairs with its ITM head) or ``discriminative`` (embeddings' cosine,
+    or an ITC pair score)."""
+    if is_captioner(entry):
+        return "generative"
+    if entry["family"] in ITM_FAMILIES and entry.get("pair_score", "none") not in ("none", "itc"):
+        return "itm"
+    return "discriminative"
 # benchmarks of (image, text) choices, scored per item: by name, or any ``*_order``
 CHOICE_NAMES = ("vg_relation", "vg_attribution", "order", "sugarcrepe", "bivlc", "winoground",
                 "bison", "bison_altered")
@@ -408,6 +446,12 @@ CHOICE_NAMES = ("vg_relation", "vg_attribution", "order", "sugarcrepe", "bivlc",
 def _check_pair_options(name: str, entry: dict[str, Any]) -> None:
     """``pair_score`` fits the family; ``pair_benchmarks`` names choice benchmarks."""
     score, family = entry.get("pair_score", "none"), entry["family"]
+    if family == "hf_blip2_itm" and score == "none":
+        raise ConfigError(f"config.models.{name}.pair_score: family hf_blip2_itm has no "
+                          f"embeddings; give one of {list(FAMILY_PAIR_SCORES[family])}")
+    if family in PAIR_ONLY_FAMILIES and "pair_benchmarks" in entry:
+        raise ConfigError(f"config.models.{name}.pair_benchmarks: family {family} has no "
+                          "embeddings to score the other benchmarks by cosine")
     allowed = FAMILY_PAIR_SCORES.get(family)
     if score != "none" and allowed is not None and score not in allowed:
         raise ConfigError(f"config.models.{name}.pair_score: {score!r} is not a {family} "

@@ -13,7 +13,10 @@ from vlcomp.config import (  # noqa: E402
     dataset_names,
     expand_models,
     expand_runs,
+    has_embeddings,
+    is_captioner,
     model_groups,
+    model_role,
     prior_column,
     released_negatives,
     released_rows,
@@ -125,9 +128,17 @@ UNCERTAINTY = {
     **config.get("uncertainty", {}),
 }
 # Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;
-# models without embeddings (BLIP's captioner) skip retrieval.
-# Generative scorers (log P(t|i)) and the benchmarks whose image->text choices alpha affects
-GENERATIVE_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] == "hf_blip_lm"]
+# models without embeddings (captioners, BLIP-2's Q-Former ITM / ITC) skip retrieval.
+# Generative scorers (log P(t|i): BLIP, BLIP-2 captioners) and the benchmarks whose
+# image->text choices alpha affects
+GENERATIVE_MODELS = [m for m, e in MODEL_ENTRIES.items() if is_captioner(e)]
+# captioners that also score the log P(t|i) retrieval galleries (model key retrieval)
+GENERATIVE_RETRIEVAL_MODELS = [
+    m for m in GENERATIVE_MODELS if MODEL_ENTRIES[m].get("retrieval", True)
+]
+GENERATIVE_CHOICE_MODELS = [
+    m for m in GENERATIVE_MODELS if m not in GENERATIVE_RETRIEVAL_MODELS
+]
 VISUALGPTSCORE = config.get("visualgptscore", {})
 # Gaussian null images of the Monte Carlo prior (the paper's appendix: mean 1, std 0.25)
 NULL_IMAGES = {
@@ -153,12 +164,17 @@ PRIOR_TRAIN_IMAGES = (
 PAIR_MODELS = [
     m
     for m, e in MODEL_ENTRIES.items()
-    if e["family"] == "hf_blip_lm" or e.get("pair_score", "none") != "none"
+    if is_captioner(e) or e.get("pair_score", "none") != "none"
 ]
-EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] != "hf_blip_lm"]
+EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if has_embeddings(e)]
 # Pair models that also embed (BLIP ITM for retrieval): one job encodes each picture once for
 # both; every other embedding model has its embed_model job.
 ITM_PAIR_MODELS = [m for m in PAIR_MODELS if m in EMBEDDING_MODELS]
+# Pair models with neither embeddings nor a text prior (BLIP-2's Q-Former ITM / ITC): their
+# job scores the choice benchmarks only
+PAIR_ONLY_MODELS = [
+    m for m in PAIR_MODELS if m not in EMBEDDING_MODELS and m not in GENERATIVE_MODELS
+]
 EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
 BENCHMARKS = configured_benchmarks(config)
 BENCHMARK_SPECS = {b: config["benchmarks"].get(b, {}) for b in BENCHMARKS}
@@ -178,6 +194,12 @@ def dataset_of(benchmark):
 
 BENCHMARK_KIND = {b: benchmark_kind(b) for b in BENCHMARKS}
 ALPHA_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in ALPHA_KINDS]
+# VisualGPTScore Table 4a's ITMScore row: every ITM model on the 2 x 2 pair sets' held-out
+# halves (the captioners' validation splits), and its retrieval metrics
+HALVES_BENCHMARKS = [
+    b for b in ALPHA_BENCHMARKS if BENCHMARK_KIND[b] in ("bivlc", "winoground")
+]
+ITM_MODELS = [m for m, e in MODEL_ENTRIES.items() if model_role(e) == "itm"]
 ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 # VisualGPTScore Table 1: every choice benchmark with a headline, each model in its role
 METHOD_TABLE_KINDS = ALPHA_KINDS + ("bison",)
@@ -402,7 +424,7 @@ def model_entry(model):
     if "convert" in entry:  # a BLIP original converted by rule convert_blip
         entry.pop("convert")
         entry["model"] = converted_folder(model)
-    if "run" in entry and entry["family"] == "hf_blip_lm":  # a captioner trained here
+    if "run" in entry and is_captioner(entry):  # a captioner trained here
         entry["model"] = f"results/checkpoints/{entry.pop('run')}/hf"
     elif (
         "run" in entry
@@ -413,7 +435,14 @@ def model_entry(model):
 
 
 # entry keys that may name a downloaded file (vlcomp.data.sources) a model reads
-MODEL_FILE_KEYS = ("path", "pretrained", "config", "vision_config", "text_config")
+MODEL_FILE_KEYS = (
+    "path",
+    "pretrained",
+    "config",
+    "vision_config",
+    "text_config",
+    "lm_head",
+)
 
 
 def model_files(model):
@@ -423,7 +452,7 @@ def model_files(model):
     entry = MODEL_ENTRIES[model]
     if "convert" in entry:
         return [converted_folder(model)]
-    if "run" in entry and entry["family"] == "hf_blip_lm":
+    if "run" in entry and is_captioner(entry):
         return [f"results/checkpoints/{entry['run']}/hf"]
     if "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]
@@ -671,20 +700,10 @@ def table_index(key):
     return [0, 1] if key == "aro/table6" else 0
 
 
-# cross-encoders whose ITM head is their score: VisualGPTScore Table 1's "ITMScore" kind
-ITM_FAMILIES = ("hf_blip_itm", "xvlm")
-
-
 def model_roles():
-    """Display label -> VisualGPTScore Table 1 role: itm, generative or discriminative."""
-    return {
-        entry["label"]: (
-            "generative"
-            if m in GENERATIVE_MODELS
-            else "itm" if entry["family"] in ITM_FAMILIES else "discriminative"
-        )
-        for m, entry in MODEL_ENTRIES.items()
-    }
+    """Display label -> VisualGPTScore Table 1 role: itm (a cross-encoder's ITM head),
+    generative (a captioner) or discriminative (cosine, or an ITC pair score)."""
+    return {entry["label"]: model_role(entry) for entry in MODEL_ENTRIES.values()}
 
 
 def table_interval_inputs(wildcards):

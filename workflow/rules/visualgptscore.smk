@@ -1,5 +1,6 @@
-# VisualGPTScore (Lin et al.): text priors log P(t) of generative models (hf_blip_lm) and
-# their accuracy over alpha, score = log P(t|i) - alpha log P(t), on image->text benchmarks.
+# VisualGPTScore (Lin et al.): text priors log P(t) of generative models (the captioner
+# families: BLIP, BLIP-2) and their accuracy over alpha, score = log P(t|i) - alpha log P(t),
+# on image->text benchmarks.
 
 
 # One job per captioner: every choice benchmark's pairs, the text priors (null images,
@@ -42,7 +43,7 @@ rule score_generative:
     benchmark:
         "benchmarks/score_generative/{model}.tsv"
     wildcard_constraints:
-        model=union(GENERATIVE_MODELS),
+        model=union(GENERATIVE_RETRIEVAL_MODELS),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -102,6 +103,41 @@ rule llm_prior:
         "../scripts/llm_prior.py"
 
 
+# A captioner with retrieval: false (BLIP-2's: every gallery pair would be an LLM pass)
+# scores the choice benchmarks and the text priors only.
+use rule score_generative as score_generative_choice with:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
+        ),
+        train_images=(
+            f"results/imagesets/{PRIOR_TRAIN_IMAGES['dataset']}_train.parquet"
+            if PRIOR_TRAIN_IMAGES
+            else []
+        ),
+        llm_priors=expand("results/text_priors/{lm}.parquet", lm=TEXT_PRIORS),
+        model=model_inputs,
+    output:
+        scores=expand(
+            "results/scores/{{model}}/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        priors=expand(
+            "results/priors/{{model}}/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
+        ),
+        prior_images=(
+            ["results/priors/{model}/prior_images.json"] if ALPHA_BENCHMARKS else []
+        ),
+    benchmark:
+        "benchmarks/score_generative_choice/{model}.tsv"
+    wildcard_constraints:
+        model=union(GENERATIVE_CHOICE_MODELS),
+    params:
+        retrieval=[],
+
+
 rule alpha_curve:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",
@@ -152,13 +188,28 @@ rule table_visualgptscore:
         ),
         retrieval=expand(
             "results/metrics/{model}/{benchmark}_alpha.json",
-            model=GENERATIVE_MODELS,
+            model=GENERATIVE_RETRIEVAL_MODELS,
             benchmark=RETRIEVAL_BENCHMARKS,
         ),
         intervals=expand(
             "results/uncertainty/alpha/{model}/{benchmark}.csv",
             model=GENERATIVE_MODELS,
-            benchmark=ALPHA_BENCHMARKS + RETRIEVAL_BENCHMARKS,
+            benchmark=ALPHA_BENCHMARKS,
+        )
+        + expand(
+            "results/uncertainty/alpha/{model}/{benchmark}.csv",
+            model=GENERATIVE_RETRIEVAL_MODELS,
+            benchmark=RETRIEVAL_BENCHMARKS,
+        ),
+        itm=expand(
+            "results/metrics/{model}/{benchmark}_halves.json",
+            model=ITM_MODELS,
+            benchmark=HALVES_BENCHMARKS,
+        ),
+        itm_retrieval=expand(
+            "results/metrics/{model}/{benchmark}.json",
+            model=[m for m in ITM_MODELS if m in EMBEDDING_MODELS],
+            benchmark=RETRIEVAL_BENCHMARKS,
         ),
     output:
         table2_csv=report(
@@ -202,12 +253,40 @@ rule table_visualgptscore:
         mem_mb=2000,
         runtime=30,
     params:
-        labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS},
+        labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS + ITM_MODELS},
         names=vgs_names(),
         llms={name: lm["label"] for name, lm in TEXT_PRIORS.items()},
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/report_visualgptscore.py"
+
+
+rule held_out_accuracy:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        scores="results/scores/{model}/{benchmark}.parquet",
+    output:
+        "results/metrics/{model}/{benchmark}_halves.json",
+    log:
+        "logs/metrics/{model}/{benchmark}_halves.log",
+    benchmark:
+        "benchmarks/held_out_accuracy/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        benchmark=union(HALVES_BENCHMARKS),
+        model=union(ITM_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+        seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
+        repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
+    script:
+        "../scripts/held_out_accuracy.py"
 
 
 rule table_visualgptscore_methods:

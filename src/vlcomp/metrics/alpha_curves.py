@@ -189,8 +189,9 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
         return round(100 * float(aggregate(blind, every)[0]), 4)
 
     curve = pd.DataFrame({"alpha": alphas, "accuracy": np.round(100 * accuracy, 4)})
-    per_image = {}
+    per_image, oracle = {}, {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)}
     if len(items) and (items["protocol"] == "pair").all():
+        oracle["pair"] = pair_percentages(pair_columns_at(items, prior, oracle_alpha))
         ends = alphas[[0, -1]]
         at = pair_image_accuracy(items, prior, ends)
         per_image = {"per_image": {
@@ -204,11 +205,81 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
         "accuracy_prior_only": prior_only(prior),
         **{f"accuracy_prior_only_{name}": prior_only(p)
            for name, p in (other_priors or {}).items()},
-        "oracle": {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)},
+        "oracle": oracle,
         "validation": _in_percent(validation),
         **per_image,
     }
     return curve, summary
+
+
+def pair_columns_at(items: pd.DataFrame, prior: Mapping[str, float],
+                    alpha: float) -> dict[str, np.ndarray]:
+    """Per 2 × 2 pair item, the seven pair columns (`vlcomp.metrics.choice`: text, image and
+    group score among them) of score_α = S[image, text] − α log P(text): the image score does
+    not depend on α, the text and group scores do."""
+    from vlcomp.metrics.choice import as_matrix, pair_scores_batch
+
+    if not len(items):
+        raise ValueError("pair columns of no items")
+    matrices, policies = [], set()
+    for item in items.itertuples(index=False):
+        if item.protocol != "pair":
+            raise ValueError(f"item {item.item_id!r}: pair columns need pair items")
+        p = _prior_of(item.texts, prior, item.item_id)
+        matrices.append(as_matrix(item.scores) - alpha * p[None, :])
+        policies.add(item.tie_policy)
+    if len(policies) != 1:
+        raise ValueError(f"pair items mix tie policies {sorted(policies)}")
+    return pair_scores_batch(np.stack(matrices), policies.pop())
+
+
+def pair_percentages(columns: Mapping[str, np.ndarray],
+                     mask: np.ndarray | None = None) -> dict[str, float]:
+    """Text (``I2T``), image (``T2I``) and group score in % over the (masked) items."""
+    keep = np.ones(len(columns["I2T"]), dtype=bool) if mask is None else np.asarray(mask, bool)
+    return {k: round(100 * float(np.asarray(columns[k])[keep].mean()), 4)
+            for k in ("I2T", "T2I", "Group")}
+
+
+def subset_oracle_scores(items: pd.DataFrame, prior: Mapping[str, float],
+                         subsets: Mapping[str, np.ndarray], step: float = 0.001,
+                         ) -> dict[str, dict[str, Any]]:
+    """Per named subset of 2 × 2 pair items (a boolean mask over ``items``), the oracle α* of
+    its own text score (the smallest best α on the grid) and its text, image and group
+    scores at α = 0 and at α*, with its size ``n`` (VisualGPTScore Table 13: Winoground per
+    Diwan tag)."""
+    alphas = alpha_grid(step)
+    correct = item_correct_over_alphas(items, prior, alphas)
+    at_zero = pair_columns_at(items, prior, 0.0)
+    out = {}
+    for name, mask in subsets.items():
+        mask = np.asarray(mask, dtype=bool)
+        if not mask.any():
+            continue
+        alpha, _ = best_alpha(correct[mask].mean(axis=0), alphas)
+        mine = items[mask]
+        out[name] = {"n": int(mask.sum()), "alpha": alpha,
+                     "alpha0": pair_percentages(at_zero, mask),
+                     "oracle": pair_percentages(pair_columns_at(mine, prior, alpha))}
+    return out
+
+
+def held_out_accuracy(items: pd.DataFrame, *, metric: str,
+                      options: Mapping[str, Any] | None = None, seed: int = 0,
+                      repeats: int = 10) -> dict[str, Any]:
+    """A score without α (an ITM model's pair scores, in ``scores``) on `alpha_curve`'s
+    validation protocol: its headline accuracy on all items and on each held-out half of the
+    same seeded splits (they depend on the item count, ``seed`` and the repeat only), mean ±
+    std: VisualGPTScore Table 4a's ITMScore row beside the generative rows' halves."""
+    zero = {t: 0.0 for texts in items["texts"] for t in texts}
+    alphas = np.zeros(1)
+    correct = item_correct_over_alphas(items, zero, alphas)
+    aggregate = headline_aggregate(items, metric, options)
+    validation = validation_alpha(correct, alphas, seed=seed, repeats=repeats,
+                                  aggregate=aggregate)
+    accuracy = float(aggregate(correct, np.arange(len(items)))[0])
+    return {"metric": metric, "n_items": len(items), "accuracy": round(100 * accuracy, 4),
+            "validation": _in_percent(validation)}
 
 
 def _in_percent(validation: dict[str, Any]) -> dict[str, Any]:

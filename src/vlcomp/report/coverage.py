@@ -33,7 +33,14 @@ from typing import Any
 
 import yaml
 
-from vlcomp.config import expand_models, model_groups, text_priors
+from vlcomp.config import (
+    expand_models,
+    has_embeddings,
+    is_captioner,
+    model_groups,
+    model_role,
+    text_priors,
+)
 from vlcomp.report.labels import (
     ALPHA_KINDS,
     aro6_downstream,
@@ -86,12 +93,12 @@ class Run:
         return benchmark_kind(benchmark)
 
     def has(self, model: str, benchmark: str) -> bool:
-        """Whether a model gets a metric record of a benchmark (captioners: no embeddings,
-        so no retrieval or robustness)."""
+        """Whether a model gets a metric record of a benchmark (captioners and BLIP-2's
+        Q-Former ITM: no embeddings, so no retrieval or robustness)."""
         if benchmark not in self.benchmarks:
             return False
         if self.kind(benchmark) in ("retrieval", "robustness"):
-            return self.models[model]["family"] != "hf_blip_lm"
+            return has_embeddings(self.models[model])
         return True
 
     def labels_with(self, benchmark: str) -> list[str]:
@@ -104,9 +111,15 @@ class Run:
         spread over Order's perturbation seeds."""
         return len(self.groups[label]) > 1 or self.kind(benchmark) == "order"
 
-    def generative(self) -> list[str]:
+    def role(self, label: str) -> str:
+        """VisualGPTScore Table 1's role of a row (`vlcomp.config.model_role`)."""
+        return model_role(self.models[self.groups[label][0]])
+
+    def generative(self, retrieval: bool = False) -> list[str]:
+        """Captioner rows (``retrieval``: those scoring the log P(t|i) galleries)."""
         return [label for label, members in self.groups.items()
-                if self.models[members[0]]["family"] == "hf_blip_lm"]
+                if is_captioner(self.models[members[0]])
+                and (not retrieval or self.models[members[0]].get("retrieval", True))]
 
     def source(self, benchmark: str) -> str:
         return self.config["benchmarks"].get(benchmark, {}).get("source", "world")
@@ -283,6 +296,15 @@ def _vgs_table4(run: Run) -> TableCells:
 
     table = TableCells()
     names = vgs_names(run.config)
+    halves = ("bivlc", "winoground")  # the ITM rows' held-out pair sets
+    for label in [lb for lb in run.groups if run.role(lb) == "itm"] if run.generative() else []:
+        for benchmark in run.benchmarks:
+            kind, name = run.kind(benchmark), benchmark_name(benchmark, names)
+            if kind in halves:
+                column = alpha_column(benchmark, kind, names)
+                table.add([label], [column, column + STD])
+            elif kind == "retrieval" and label in run.labels_with(benchmark):
+                table.add([label], [f"{name} I2T R@1", f"{name} I2T R@5"])
     for label in run.generative():
         variants = [label, f"{label} (alpha=1)", f"{label} (alpha=alpha*val)"]
         oracle = f"{label} (oracle alpha*)"
@@ -293,7 +315,7 @@ def _vgs_table4(run: Run) -> TableCells:
                 table.add(variants, [column, column + STD])
                 table.add([variants[2]], [f"{name} alpha*", f"{name} alpha*{STD}"])
                 table.add([oracle], [column, f"{name} alpha*"])
-            elif kind == "retrieval":
+            elif kind == "retrieval" and label in run.generative(retrieval=True):
                 i2t = [f"{name} I2T R@1", f"{name} I2T R@5"]
                 table.add(variants, i2t)
                 table.add([variants[2], oracle], [f"{name} alpha*"])

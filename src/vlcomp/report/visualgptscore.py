@@ -161,17 +161,35 @@ def prior_table(records: Records, labels: Mapping[str, str],
 
 def alpha_table(records: Records, labels: Mapping[str, str],
                 names: Mapping[str, str] | None = None,
-                retrieval: Records | None = None) -> pd.DataFrame:
+                retrieval: Records | None = None, itm: Records | None = None,
+                itm_retrieval: Records | None = None) -> pd.DataFrame:
     """Table 4: per model, α = 0 (the row named by its label), α = 1 and the validation α*
     (held-out accuracy mean ± std over repeats, and α* in ``"{name} alpha*"``), then the
     oracle α* picked on all items. ``retrieval`` records (`generative_retrieval`) add
-    ``"{name} I2T R@1"``/``R@5`` at each α, their α* and the raw ``T2I`` recalls."""
+    ``"{name} I2T R@1"``/``R@5`` at each α, their α* and the raw ``T2I`` recalls.
+
+    Table 4a's ITMScore rows come first, one per ITM model (labelled by ``labels``): its
+    held-out accuracy on the same halves (``itm``: `held_out_accuracy` records, mean ± std)
+    and its I2T R@1 / R@5 (``itm_retrieval``: the model's retrieval metric records, which
+    rank by its embeddings)."""
     rows: dict[str, dict[str, float]] = {}
     columns: list[str] = []
 
     def put(row: str, values: dict[str, float]) -> None:
         rows.setdefault(row, {}).update(values)
         columns.extend(c for c in values if c not in columns)
+
+    for model in dict.fromkeys([*(itm or {}), *(itm_retrieval or {})]):
+        label = labels.get(model, model)
+        for benchmark in _benchmarks({model: (itm or {}).get(model, {})}):
+            record = itm[model][benchmark]  # type: ignore[index]
+            held = record["validation"]["summary"]["test_accuracy"]
+            col = alpha_column(benchmark, record["metric"], names)
+            put(label, {col: held["mean"], f"{col} std": held["std"]})
+        for benchmark, record in sorted((itm_retrieval or {}).get(model, {}).items()):
+            name = benchmark_name(benchmark, names)
+            put(label, {f"{name} I2T R@1": record["overall"]["i2t_r1"],
+                        f"{name} I2T R@5": record["overall"]["i2t_r5"]})
 
     for model, per_model in records.items():
         label = labels.get(model, model)
