@@ -139,22 +139,25 @@ def test_other_priors_get_their_own_prior_only_accuracy():
 
 
 def test_pair_scores_at_the_oracle_alpha_add_the_group_score():
-    from vlcomp.metrics.alpha_curves import pair_columns_at, pair_percentages
+    from vlcomp.metrics.alpha_curves import pair_columns_at, pair_image_scores, pair_scores_of
 
     items = pair_items(n=50)
     _, summary = alpha_curve(items, PRIOR, metric="winoground", step=0.01, repeats=2)
     oracle = summary["oracle"]
     # the text score at alpha* is the oracle accuracy; the image score ignores alpha
-    assert oracle["pair"]["I2T"] == pytest.approx(oracle["accuracy"], abs=1e-3)
+    assert oracle["pair"]["I2T"] == oracle["accuracy"]
     raw = pair_scores_batch(np.stack([np.asarray(s) for s in items.scores]), "strict")
+    np.testing.assert_array_equal(pair_image_scores(items), raw["T2I"])
     assert oracle["pair"]["T2I"] == pytest.approx(100 * raw["T2I"].mean(), abs=1e-3)
     at = pair_columns_at(items, PRIOR, oracle["alpha"])
     np.testing.assert_array_equal(at["Group"], at["I2T"] & raw["T2I"])
     assert oracle["pair"]["Group"] == pytest.approx(100 * at["Group"].mean(), abs=1e-3)
+    assert oracle["pair"]["Group"] <= min(oracle["pair"]["I2T"], oracle["pair"]["T2I"])
     np.testing.assert_array_equal(pair_columns_at(items, PRIOR, 1.0)["I2T"], pair_scores_batch(
         np.stack(pmi(items)), "strict")["I2T"])
-    assert pair_percentages(raw, np.arange(50) < 10)["T2I"] == pytest.approx(
-        100 * raw["T2I"][:10].mean(), abs=1e-3)
+    first = np.arange(50) < 10
+    assert pair_scores_of(raw["I2T"], raw["T2I"], first) == {
+        k: round(100 * float(raw[k][:10].mean()), 4) for k in ("I2T", "T2I", "Group")}
     assert "pair" not in alpha_curve(i2t_items(n=20), PRIOR, metric="sugarcrepe", step=0.1,
                                      repeats=2)[1]["oracle"]
 

@@ -21,10 +21,11 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 53 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
-    # BERT JSONs), 12 folders unpacked (Visual Genome's two zips into one), Flickr30k and
-    # VL-CheckList's HAKE images checked
-    "download_file": 53, "unpack_archive": 12, "check_manual_download": 2, "wordnet": 1,
+    # 54 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
+    # BERT JSONs; BLIP-2: LAVIS' stage-1 checkpoint for the Q-Former's LM head), 12 folders
+    # unpacked (Visual Genome's two zips into one), Flickr30k and VL-CheckList's HAKE images
+    # checked
+    "download_file": 54, "unpack_archive": 12, "check_manual_download": 2, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
@@ -38,38 +39,50 @@ PAPER_JOBS = {
     # and TROHN-Img rows, SDXL for BiVLC's own construction only
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
-    # 14 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it); 2 BLIP
-    # ITMs, 2 X-VLMs (COCO: ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the
-    # rest) and FLAVA (likewise) embed and score pairs in one job each, 3 BLIP captioners
-    # score pairs, priors and galleries in one job each; 15 choice benchmarks: 14 x 15
-    # score_and_metrics, (5 + 3) x 15 pair_metrics
-    "embed_model": 14, "score_pairs": 5, "score_generative": 3,
-    "score_and_metrics": 210, "pair_metrics": 120,
+    # 15 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; BLIP's ITC
+    # alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO: ITM everywhere;
+    # Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise) embed and score
+    # pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only (no embeddings);
+    # 3 BLIP captioners score pairs, priors and galleries in one job each, the 2 BLIP-2
+    # captioners (retrieval: false) pairs and priors; 15 choice benchmarks: 15 x 15
+    # score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
+    "embed_model": 15, "score_pairs": 5, "score_pairs_only": 2, "score_generative": 3,
+    "score_generative_choice": 2, "score_and_metrics": 225, "pair_metrics": 180,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
-    # 19 embedding models (the 14 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
-    "retrieval_metrics": 38, "robustness_metrics": 19,
+    # 20 embedding models (the 15 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
+    "retrieval_metrics": 40, "robustness_metrics": 20,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems
-    "table_winoground": 1, "table_vs_published": 15,
-    # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
-    "alpha_curve": 39, "table_visualgptscore": 1,
+    # every reproduced table with published numbers, VisualGPTScore's appendix included
+    "table_winoground": 1, "table_vs_published": 18,
+    # VisualGPTScore: 5 captioners (3 BLIP, 2 BLIP-2) x 13 image->text benchmarks; Tables 1,
+    # 2 and 4
+    "alpha_curve": 65, "table_visualgptscore": 1,
     "llm_prior": 3,  # Table 2a's text-only BART, FLAN-T5 and OPT, each once for every captioner
-    # Table 4a's ITMScore row: 4 ITM models (2 BLIP ITMs, 2 X-VLMs) on the captioners'
-    # held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag items, EqBen)
-    "held_out_accuracy": 16,
+    # Table 4a's ITMScore row: 5 ITM models (2 BLIP ITMs, 2 X-VLMs, BLIP-2's Q-Former ITM) on
+    # the captioners' held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag
+    # items, EqBen)
+    "held_out_accuracy": 20,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6,
+    # the appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12 (BLIP and
+    # BLIP-2 on Winoground, its No-Tag items and EqBen), Table 13 (Winoground per Diwan tag:
+    # the 10 BLIP and BLIP-2 models' scores per tag)
+    "table_visualgptscore_blip2": 1, "table_visualgptscore_pairs": 1,
+    "winoground_tags": 10, "table_visualgptscore_tags": 1,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
-    "uncertainty_alpha": 45,  # VisualGPTScore Tables 2/4: 3 captioners x (13 + 2 retrieval)
-    # blind baselines on 13 image->text benchmarks: a bigram LM and 3 captioners P(t|null)
-    "blind_scores": 52,
+    # VisualGPTScore Tables 2/4: 5 captioners x 13 + 3 BLIP captioners x 2 retrieval
+    "uncertainty_alpha": 71,
+    # blind baselines on 13 image->text benchmarks: a bigram LM and 5 captioners P(t|null)
+    "blind_scores": 78,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
-    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves)
-    "table_intervals": 17,
+    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves,
+    # Tables 11 and 13 have none yet; Table 10 has one)
+    "table_intervals": 18,
 }
 
 
@@ -199,6 +212,7 @@ def real_run(tmp_path_factory):
     from vlcomp.models.world_clip import build_world_clip
 
     from .tiny_blip import save_tiny_blip
+    from .tiny_blip2 import save_tiny_blip2_itm, save_tiny_blip2_lm
     from .tiny_lm import save_tiny_causal_lm, save_tiny_seq2seq_lm
 
     root = tmp_path_factory.mktemp("real")
@@ -213,6 +227,10 @@ def real_run(tmp_path_factory):
     (root / "lm").mkdir()
     itm, _, _ = save_tiny_blip(root / "itm", BlipForImageTextRetrieval, caption_words())
     lm, _, _ = save_tiny_blip(root / "lm", BlipForConditionalGeneration, caption_words())
+    # BLIP-2: the Q-Former's ITM (pairs only, no embeddings) and a FLAN-T5 captioner without
+    # retrieval galleries, as the paper configuration runs them
+    blip2_itm = save_tiny_blip2_itm(root / "blip2_itm", caption_words())
+    blip2_t5 = save_tiny_blip2_lm(root / "blip2_t5", "t5", caption_words())
     models = {
         "tiny_clip": {"family": "checkpoint", "path": str(root / "tiny_clip.pt"),
                       "label": "CLIP"},
@@ -220,6 +238,10 @@ def real_run(tmp_path_factory):
         "blip_itm": {"family": "hf_blip_itm", "model": str(itm), "pair_score": "itm_plus_itc",
                      "label": "BLIP ITM"},
         "blip_lm": {"family": "hf_blip_lm", "model": str(lm), "label": "BLIP P(t|i)"},
+        "blip2_itm": {"family": "hf_blip2_itm", "model": str(blip2_itm),
+                      "pair_score": "itm_prob", "label": "BLIP-2 ITM"},
+        "blip2_t5": {"family": "hf_blip2_lm", "model": str(blip2_t5), "retrieval": False,
+                     "label": "BLIP-2 P(t|i)"},
     }
     config = root / "paper_tiny.yaml"
     pipeline, dpo = save_tiny_sdxl(root / "sdxl")
@@ -293,9 +315,25 @@ def test_real_formats_run_end_to_end(real_run):
     record = json.loads((work / "results/metrics/blip_lm/coco_retrieval_alpha.json").read_text())
     assert record["n_images"] == 12 and record["n_texts"] == 60
     assert record["val"]["n_images"] == 6
-    # every number of every paper table has its CI (or is exact: counts, chance levels)
+    # BLIP-2 scores pairs without embeddings: no retrieval, and its captioner no galleries
+    assert not (work / "results/metrics/blip2_itm/coco_retrieval.json").exists()
+    assert not (work / "results/scores/blip2_t5/coco_retrieval.npz").exists()
+    assert "BLIP-2 ITM" in table4.index  # Table 4a's ITMScore rows: every ITM model
+    assert {"BLIP ITM", "BLIP-2 ITM"} <= set(table4.dropna(subset="EqBen Text Score").index)
+    # the appendix: Table 10 (BLIP-2), 11 (pair sets, alpha rows), 13 (Winoground per tag)
+    table10 = pd.read_csv(work / "results/tables/visualgptscore/table10.csv", index_col=0)
+    assert list(table10.index) == ["Random", "BLIP-2 ITM", "BLIP-2 P(t|i)"]
+    assert {"VG-Relation", "Crepe Negate", "VL-CheckList Relation"} <= set(table10.columns)
+    table11 = pd.read_csv(work / "results/tables/visualgptscore/table11.csv", index_col=0)
+    assert {"BLIP-2 P(t|i) (alpha=alpha*)", "BLIP P(t|i) (alpha=1)"} <= set(table11.index)
+    assert {"EqBen Group Score", "Winoground alpha*"} <= set(table11.columns)
+    table13 = pd.read_csv(work / "results/tables/visualgptscore/table13.csv", index_col=0)
+    assert "Winoground No-Tag Group Score" in table13.columns
+    assert "BLIP-2 P(t|i) (alpha=alpha*)" in table13.index
+    # every number of every paper table has its CI (or is exact: counts, chance levels);
+    # VisualGPTScore's Tables 11 and 13 have no companion yet
     companions = sorted(work.glob("results/tables/*/*_ci.csv"))
-    assert len(companions) == 14
+    assert len(companions) == 15
     for path in companions:
         notes = pd.read_csv(path).get("note", pd.Series(dtype=str)).fillna("")
         assert not (notes == NO_INTERVAL).any(), path

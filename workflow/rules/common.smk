@@ -51,6 +51,11 @@ from vlcomp.report.labels import (  # noqa: E402
     dataset_label,
 )
 from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
+from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
+    BLIP2_FAMILIES,
+    BLIP_FAMILIES,
+    TABLE10_KINDS,
+)
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
@@ -200,6 +205,21 @@ HALVES_BENCHMARKS = [
     b for b in ALPHA_BENCHMARKS if BENCHMARK_KIND[b] in ("bivlc", "winoground")
 ]
 ITM_MODELS = [m for m, e in MODEL_ENTRIES.items() if model_role(e) == "itm"]
+# VisualGPTScore's appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12
+# (BLIP and BLIP-2 on the 2 x 2 pair sets), Table 13 (released Winoground per Diwan tag)
+BLIP_MODELS = [
+    m for m, e in MODEL_ENTRIES.items() if e["family"] in BLIP_FAMILIES + BLIP2_FAMILIES
+]
+BLIP2_MODELS = [m for m in BLIP_MODELS if MODEL_ENTRIES[m]["family"] in BLIP2_FAMILIES]
+TABLE10_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in TABLE10_KINDS]
+PAIR_TABLE_BENCHMARKS = [
+    b for b in ALPHA_BENCHMARKS if BENCHMARK_KIND[b] == "winoground"
+]
+TAG_MODELS = (
+    BLIP_MODELS
+    if "winoground" in BENCHMARKS and source_of("winoground") == "release"
+    else []
+)
 ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 # VisualGPTScore Table 1: every choice benchmark with a headline, each model in its role
 METHOD_TABLE_KINDS = ALPHA_KINDS + ("bison",)
@@ -681,7 +701,13 @@ def aro6_downstream():
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
 # itself, and tables that carry their CIs as columns already.
 OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
-NO_CI_TABLES = ("bivlc/filter", "bison/section6")
+# (VisualGPTScore Tables 11 and 13: oracle-alpha and per-tag scores have no bootstrap yet)
+NO_CI_TABLES = (
+    "bivlc/filter",
+    "bison/section6",
+    "visualgptscore/table11",
+    "visualgptscore/table13",
+)
 
 
 def ci_tables(tables):
@@ -741,6 +767,12 @@ def all_tables():
             "results/tables/visualgptscore/{table}.md",
             table=["table1", "table2", "table4"],
         )
+    if BLIP2_MODELS and TABLE10_BENCHMARKS:
+        tables += ["results/tables/visualgptscore/table10.md"]
+    if BLIP_MODELS and PAIR_TABLE_BENCHMARKS:
+        tables += ["results/tables/visualgptscore/table11.md"]
+    if TAG_MODELS:
+        tables += ["results/tables/visualgptscore/table13.md"]
     if any(b in BENCHMARKS for b in ARO_BENCHMARKS):
         tables += ["results/tables/aro/aro.md"]
     if "vg_relation" in BENCHMARKS:
@@ -866,3 +898,23 @@ def alpha_uncertainty_inputs(wildcards):
         "scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.parquet",
         "prior": f"results/priors/{wildcards.model}/{wildcards.benchmark}.parquet",
     }
+
+
+# VisualGPTScore's appendix. BLIP-2 rows are the hub's ViT-g checkpoints, the paper's ViT-L.
+BLIP2_NOTE = (
+    "BLIP-2 rows: the hub's ViT-g checkpoints (Salesforce/blip2-itm-vit-g, "
+    "blip2-flan-t5-xl); the paper's BLIP-2 used ViT-L, which transformers cannot load."
+)
+
+
+def winoground_tag_inputs(wildcards):
+    """Winoground's items, Diwan et al.'s tags and a model's pair scores (a captioner's
+    text prior too)."""
+    inputs = {
+        "winoground": "results/benchmarks/winoground.parquet",
+        "tags": "resources/winoground/new_tag_assignments.json",
+        "scores": f"results/scores/{wildcards.model}/winoground.parquet",
+    }
+    if wildcards.model in GENERATIVE_MODELS:
+        inputs["prior"] = f"results/priors/{wildcards.model}/winoground.parquet"
+    return inputs

@@ -408,3 +408,139 @@ rule convert_blip:
         convert=lambda wc: CONVERTED_MODELS[wc.model],
     script:
         "../scripts/convert_blip.py"
+
+
+rule table_visualgptscore_blip2:
+    input:
+        metrics=expand(
+            "results/metrics/{model}/{benchmark}.json",
+            model=BLIP2_MODELS,
+            benchmark=TABLE10_BENCHMARKS,
+        ),
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=TABLE10_BENCHMARKS
+        ),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table10.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table10.md",
+    log:
+        "logs/report/table_visualgptscore_blip2.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_blip2.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        metrics={b: BENCHMARK_KIND[b] for b in TABLE10_BENCHMARKS},
+        groups={MODEL_ENTRIES[m]["label"]: [m] for m in BLIP2_MODELS},
+        roles=model_roles(),
+        names=vgs_names(),
+        notes=[BLIP2_NOTE],
+    script:
+        "../scripts/report_visualgptscore_blip2.py"
+
+
+rule table_visualgptscore_pairs:
+    input:
+        metrics=expand(
+            "results/metrics/{model}/{benchmark}.json",
+            model=BLIP_MODELS,
+            benchmark=PAIR_TABLE_BENCHMARKS,
+        ),
+        alpha=expand(
+            "results/metrics/{model}/{benchmark}_alpha.json",
+            model=[m for m in BLIP_MODELS if m in GENERATIVE_MODELS],
+            benchmark=PAIR_TABLE_BENCHMARKS,
+        ),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table11.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table11.md",
+    log:
+        "logs/report/table_visualgptscore_pairs.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_pairs.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        models=BLIP_MODELS,
+        labels={m: MODEL_ENTRIES[m]["label"] for m in BLIP_MODELS},
+        names=vgs_names(),
+        notes=[
+            "alpha=alpha*: the oracle alpha* of each benchmark's text score (all items); "
+            "the image score does not depend on alpha.",
+            BLIP2_NOTE,
+        ],
+    script:
+        "../scripts/report_visualgptscore_pairs.py"
+
+
+rule winoground_tags:
+    input:
+        unpack(winoground_tag_inputs),
+    output:
+        "results/metrics/{model}/winoground_tags.json",
+    log:
+        "logs/metrics/{model}/winoground_tags.log",
+    benchmark:
+        "benchmarks/winoground_tags/{model}.tsv"
+    wildcard_constraints:
+        model=union(TAG_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        exclude=BENCHMARK_SPECS.get("winoground_no_tag", {}).get("exclude", []),
+        prior=PRIOR_COLUMN,
+        step=VISUALGPTSCORE.get("alpha_step", 0.001),
+    script:
+        "../scripts/winoground_tags.py"
+
+
+rule table_visualgptscore_tags:
+    input:
+        tags=expand("results/metrics/{model}/winoground_tags.json", model=TAG_MODELS),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table13.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table13.md",
+    log:
+        "logs/report/table_visualgptscore_tags.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_tags.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        models=TAG_MODELS,
+        labels={m: MODEL_ENTRIES[m]["label"] for m in TAG_MODELS},
+        notes=[
+            "alpha=alpha*: each tag's own oracle alpha* (the smallest alpha with its best "
+            "text score); No-Tag: the items without any tag in Diwan et al.'s file.",
+            BLIP2_NOTE,
+        ],
+    script:
+        "../scripts/report_visualgptscore_tags.py"

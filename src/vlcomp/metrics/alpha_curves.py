@@ -191,7 +191,8 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
     curve = pd.DataFrame({"alpha": alphas, "accuracy": np.round(100 * accuracy, 4)})
     per_image, oracle = {}, {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)}
     if len(items) and (items["protocol"] == "pair").all():
-        oracle["pair"] = pair_percentages(pair_columns_at(items, prior, oracle_alpha))
+        image = pair_image_scores(items)
+        oracle["pair"] = pair_scores_of(correct[:, int(np.argmax(accuracy))], image)
         ends = alphas[[0, -1]]
         at = pair_image_accuracy(items, prior, ends)
         per_image = {"per_image": {
@@ -233,12 +234,20 @@ def pair_columns_at(items: pd.DataFrame, prior: Mapping[str, float],
     return pair_scores_batch(np.stack(matrices), policies.pop())
 
 
-def pair_percentages(columns: Mapping[str, np.ndarray],
-                     mask: np.ndarray | None = None) -> dict[str, float]:
-    """Text (``I2T``), image (``T2I``) and group score in % over the (masked) items."""
-    keep = np.ones(len(columns["I2T"]), dtype=bool) if mask is None else np.asarray(mask, bool)
-    return {k: round(100 * float(np.asarray(columns[k])[keep].mean()), 4)
-            for k in ("I2T", "T2I", "Group")}
+def pair_image_scores(items: pd.DataFrame) -> np.ndarray:
+    """bool per 2 × 2 pair item: its image score (each caption prefers its own image), which
+    α does not change."""
+    return pair_columns_at(items, {t: 0.0 for ts in items["texts"] for t in ts}, 0.0)["T2I"]
+
+
+def pair_scores_of(text: np.ndarray, image: np.ndarray,
+                   mask: np.ndarray | None = None) -> dict[str, float]:
+    """Text (``I2T``), image (``T2I``) and group score in % of pair items from their text
+    correctness at one α (a column of `item_correct_over_alphas`) and image correctness."""
+    keep = np.ones(len(text), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    text, image = np.asarray(text, bool)[keep], np.asarray(image, bool)[keep]
+    return {k: round(100 * float(v.mean()), 4)
+            for k, v in (("I2T", text), ("T2I", image), ("Group", text & image))}
 
 
 def subset_oracle_scores(items: pd.DataFrame, prior: Mapping[str, float],
@@ -250,17 +259,16 @@ def subset_oracle_scores(items: pd.DataFrame, prior: Mapping[str, float],
     Diwan tag)."""
     alphas = alpha_grid(step)
     correct = item_correct_over_alphas(items, prior, alphas)
-    at_zero = pair_columns_at(items, prior, 0.0)
+    image = pair_image_scores(items)
     out = {}
     for name, mask in subsets.items():
         mask = np.asarray(mask, dtype=bool)
         if not mask.any():
             continue
-        alpha, _ = best_alpha(correct[mask].mean(axis=0), alphas)
-        mine = items[mask]
-        out[name] = {"n": int(mask.sum()), "alpha": alpha,
-                     "alpha0": pair_percentages(at_zero, mask),
-                     "oracle": pair_percentages(pair_columns_at(mine, prior, alpha))}
+        k = int(np.argmax(correct[mask].mean(axis=0)))  # first maximum: the smallest α
+        out[name] = {"n": int(mask.sum()), "alpha": float(alphas[k]),
+                     "alpha0": pair_scores_of(correct[:, 0], image, mask),
+                     "oracle": pair_scores_of(correct[:, k], image, mask)}
     return out
 
 

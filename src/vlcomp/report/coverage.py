@@ -324,6 +324,76 @@ def _vgs_table4(run: Run) -> TableCells:
     return table
 
 
+def _appendix_labels(run: Run, families: Iterable[str]) -> list[str]:
+    """Rows of the appendix tables: the labels of the models of these families."""
+    families = tuple(families)
+    return [label for label, members in run.groups.items()
+            if run.models[members[0]]["family"] in families]
+
+
+def _vgs_table10(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import HEADLINES, benchmark_name
+    from vlcomp.report.visualgptscore_appendix import BLIP2_FAMILIES, TABLE10_KINDS
+
+    table = TableCells()
+    labels = _appendix_labels(run, BLIP2_FAMILIES)
+    names = vgs_names(run.config)
+    for benchmark in run.benchmarks if labels else []:
+        kind = run.kind(benchmark)
+        if kind in TABLE10_KINDS:
+            table.add(["Random", *labels], [benchmark_name(benchmark, names) + suffix
+                                            for suffix, _ in HEADLINES[kind]])
+    return table
+
+
+def _vgs_table11(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import benchmark_name
+    from vlcomp.report.visualgptscore_appendix import (
+        ALPHA1,
+        BLIP2_FAMILIES,
+        BLIP_FAMILIES,
+        ORACLE,
+        PAIR_SCORES,
+    )
+
+    table = TableCells()
+    labels = _appendix_labels(run, BLIP_FAMILIES + BLIP2_FAMILIES)
+    names = vgs_names(run.config)
+    for benchmark in run.benchmarks if labels else []:
+        if run.kind(benchmark) != "winoground":
+            continue
+        name = benchmark_name(benchmark, names)
+        scores = [name + suffix for suffix in PAIR_SCORES]
+        table.add(labels, scores)
+        captioners = [lb for lb in labels if run.role(lb) == "generative"]
+        table.add([lb + ALPHA1 for lb in captioners], scores[:1])
+        table.add([lb + ORACLE for lb in captioners], [*scores, f"{name} alpha*"])
+    return table
+
+
+def _vgs_table13(run: Run) -> TableCells:
+    from vlcomp.data.winoground_tags import NO_TAG, TAGS
+    from vlcomp.report.visualgptscore_appendix import (
+        BLIP2_FAMILIES,
+        BLIP_FAMILIES,
+        ORACLE,
+        PAIR_SCORES,
+        tag_label,
+    )
+
+    table = TableCells()
+    labels = _appendix_labels(run, BLIP_FAMILIES + BLIP2_FAMILIES)
+    if not labels or "winoground" not in run.benchmarks or run.source("winoground") != "release":
+        return table
+    for tag in (NO_TAG, *TAGS):  # every tag holds items in Diwan et al.'s file
+        prefix = f"Winoground {tag_label(tag)}"
+        scores = [prefix + suffix for suffix in PAIR_SCORES]
+        table.add(labels, [*scores, f"{prefix} n"], data=True)
+        table.add([lb + ORACLE for lb in labels if run.role(lb) == "generative"],
+                  [*scores, f"{prefix} alpha*"], data=True)
+    return table
+
+
 def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict[str, TableCells]:
     """Per reproduced table key (``aro/aro``, ...), the cells this configuration will hold.
     ``relations``: ARO Table 2's relation columns the released VG-Relation holds."""
@@ -348,12 +418,15 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
         "visualgptscore/table1": _vgs_table1(run),
         "visualgptscore/table2": _vgs_table2(run),
         "visualgptscore/table4": _vgs_table4(run),
+        "visualgptscore/table10": _vgs_table10(run),
+        "visualgptscore/table11": _vgs_table11(run),
+        "visualgptscore/table13": _vgs_table13(run),
     }
 
 
 # rows a table derives from a model's label, as the papers name them: VisualGPTScore's α
 # variants and priors, BiVLC's detector systems
-ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=1)", " P(t|null)", "/Det")
+ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
 # published rows that name PMI: (paper, row) -> (model row, suffix)
 PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
 # VisualGPTScore Table 2a's text-only LM rows, by the part of a model id that names them
