@@ -136,3 +136,55 @@ def test_other_priors_get_their_own_prior_only_accuracy():
                              other_priors={"llm": flipped, "same": PRIOR})
     assert summary["accuracy_prior_only_same"] == summary["accuracy_prior_only"]
     assert summary["accuracy_prior_only_llm"] != summary["accuracy_prior_only"]
+
+
+def test_pair_scores_at_the_oracle_alpha_add_the_group_score():
+    from vlcomp.metrics.alpha_curves import pair_columns_at, pair_image_scores, pair_scores_of
+
+    items = pair_items(n=50)
+    _, summary = alpha_curve(items, PRIOR, metric="winoground", step=0.01, repeats=2)
+    oracle = summary["oracle"]
+    # the text score at alpha* is the oracle accuracy; the image score ignores alpha
+    assert oracle["pair"]["I2T"] == oracle["accuracy"]
+    raw = pair_scores_batch(np.stack([np.asarray(s) for s in items.scores]), "strict")
+    np.testing.assert_array_equal(pair_image_scores(items), raw["T2I"])
+    assert oracle["pair"]["T2I"] == pytest.approx(100 * raw["T2I"].mean(), abs=1e-3)
+    at = pair_columns_at(items, PRIOR, oracle["alpha"])
+    np.testing.assert_array_equal(at["Group"], at["I2T"] & raw["T2I"])
+    assert oracle["pair"]["Group"] == pytest.approx(100 * at["Group"].mean(), abs=1e-3)
+    assert oracle["pair"]["Group"] <= min(oracle["pair"]["I2T"], oracle["pair"]["T2I"])
+    np.testing.assert_array_equal(pair_columns_at(items, PRIOR, 1.0)["I2T"], pair_scores_batch(
+        np.stack(pmi(items)), "strict")["I2T"])
+    first = np.arange(50) < 10
+    assert pair_scores_of(raw["I2T"], raw["T2I"], first) == {
+        k: round(100 * float(raw[k][:10].mean()), 4) for k in ("I2T", "T2I", "Group")}
+    assert "pair" not in alpha_curve(i2t_items(n=20), PRIOR, metric="sugarcrepe", step=0.1,
+                                     repeats=2)[1]["oracle"]
+
+
+def test_subset_oracle_scores_pick_each_subsets_own_alpha():
+    from vlcomp.metrics.alpha_curves import subset_oracle_scores
+
+    items = pair_items(n=60)
+    masks = {"all": np.ones(60, bool), "first": np.arange(60) < 20, "none": np.zeros(60, bool)}
+    found = subset_oracle_scores(items, PRIOR, masks, step=0.01)
+    assert set(found) == {"all", "first"} and found["first"]["n"] == 20
+    for name, mask in (("all", masks["all"]), ("first", masks["first"])):
+        _, alone = alpha_curve(items[mask].reset_index(drop=True), PRIOR, metric="winoground",
+                               step=0.01, repeats=2)
+        assert found[name]["alpha"] == alone["oracle"]["alpha"]
+        assert found[name]["oracle"] == alone["oracle"]["pair"]
+        assert found[name]["alpha0"]["I2T"] == alone["accuracy_alpha0"]
+
+
+def test_held_out_accuracy_uses_the_alpha_curves_halves():
+    from vlcomp.metrics.alpha_curves import held_out_accuracy
+
+    items = pair_items(n=41)
+    record = held_out_accuracy(items, metric="winoground", seed=3, repeats=4)
+    _, summary = alpha_curve(items, PRIOR, metric="winoground", step=0.1, seed=3, repeats=4)
+    # no alpha: the held-out text score of the raw scores on the same four halves
+    assert record["validation"]["summary"]["test_accuracy"] == \
+        summary["validation"]["summary"]["test_accuracy_alpha0"]
+    assert record["accuracy"] == summary["accuracy_alpha0"]
+    assert record["n_items"] == 41 and record["validation"]["summary"]["test_accuracy"]["std"] > 0

@@ -11,7 +11,12 @@ from vlcomp.config import (
     ConfigError,
     expand_models,
     expand_runs,
+    has_embeddings,
+    is_captioner,
     model_groups,
+    model_role,
+    prior_column,
+    text_priors,
     validate_config,
 )
 
@@ -109,6 +114,20 @@ def test_errors_name_the_key(edit, message):
          "config.benchmarks.bison.captioning.dataset: 'coco2017' has no test split"),
         (lambda c: c["benchmarks"]["bison"]["captioning"].update(beams=0),
          "config.benchmarks.bison.captioning.beams: 0 is less than the minimum of 1"),
+        (lambda c: c["visualgptscore"]["llm"].append({"model": "other/opt-2.7b"}),
+         r"config.visualgptscore.llm\[3\]: name 'opt_2_7b' is taken"),
+        (lambda c: c["visualgptscore"]["llm"][0].update(name="BART"),
+         "config.visualgptscore.llm: "),
+        (lambda c: c["models"]["blip2_itm"].update(pair_score="none"),
+         "config.models.blip2_itm.pair_score: family hf_blip2_itm has no embeddings"),
+        (lambda c: c["models"]["blip2_itm"].update(pair_score="itm_plus_itc"),
+         "config.models.blip2_itm.pair_score: 'itm_plus_itc' is not a hf_blip2_itm pair"),
+        (lambda c: c["models"]["blip2_itc"].update(pair_benchmarks=["vg_relation"]),
+         "config.models.blip2_itc.pair_benchmarks: family hf_blip2_itm has no embeddings"),
+        (lambda c: c["models"]["blip2_qformer_lm"].pop("lm_head"),
+         "config.models.blip2_qformer_lm: family hf_blip2_qformer_lm needs 'lm_head'"),
+        (lambda c: c["models"]["blip_itm_large"].update(retrieval=False),
+         "config.models.blip_itm_large.retrieval: only for captioner families"),
     ],
 )
 def test_paper_errors_name_the_key(edit, message):
@@ -116,6 +135,37 @@ def test_paper_errors_name_the_key(edit, message):
     edit(config)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         validate_config(config, SCHEMA)
+
+
+def test_text_priors_are_one_lm_or_a_list_with_names_and_labels():
+    paper = load("config/paper.yaml")
+    priors = text_priors(paper)
+    assert [(p["name"], p["label"]) for p in priors] == [
+        ("bart_base", "bart-base"), ("flan_t5_xl", "flan-t5-xl"), ("opt_2_7b", "opt-2.7b")]
+    assert prior_column(paper) == "null"
+    single = copy.deepcopy(paper)  # the one-mapping form of earlier configurations
+    single["visualgptscore"].update(llm={"model": "facebook/opt-2.7b", "label": "OPT"},
+                                    alpha_prior="llm")
+    validate_config(single, SCHEMA)
+    assert [(p["name"], p["label"]) for p in text_priors(single)] == [("opt_2_7b", "OPT")]
+    assert prior_column(single) == "llm_opt_2_7b"
+    assert text_priors(load("config/config.yaml")) == []
+
+
+def test_families_decide_roles_embeddings_and_captioners():
+    models = load("config/paper.yaml")["models"]
+    roles = {name: model_role(entry) for name, entry in models.items()}
+    assert {n for n, r in roles.items() if r == "generative"} == {
+        "blip_caption_base", "blip_caption_large", "blip_pretrained_large", "blip2_qformer_lm",
+        "blip2_flant5"}
+    assert {n for n, r in roles.items() if r == "itm"} == {
+        "blip_itm_base", "blip_itm_large", "xvlm_coco", "xvlm_flickr", "blip2_itm"}
+    # an ITC score (pair score itc, or a cross-encoder's embeddings alone) is discriminative
+    assert roles["blip2_itc"] == roles["blip_itc_large"] == roles["flava"] == "discriminative"
+    assert [n for n, e in models.items() if not has_embeddings(e)] == [
+        "blip_caption_base", "blip_caption_large", "blip_pretrained_large", "blip2_itc",
+        "blip2_itm", "blip2_qformer_lm", "blip2_flant5"]
+    assert all(is_captioner(models[n]) for n in ("blip2_flant5", "blip2_qformer_lm"))
 
 
 def test_seeded_runs_and_models_expand_per_seed():

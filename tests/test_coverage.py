@@ -28,16 +28,15 @@ NOT_YET = re.compile(r"Crepe|VL-CheckList|EqBen|Winoground (No-Tag|NonCompositio
 def test_paper_config_faces_every_published_number_of_what_it_runs():
     faces = coverage(PAPER)
     # 959 before X-VLM ran (its 198 ARO cells were published only), 1157 with it, 1178
-    # with GNM's 21 BiVLC cells, 1187 with ARO Table 6's 3 classification rows x 3 models
-    assert summary_line(faces) == "published cells with a reproduced counterpart: 1187/1497"
+    # with GNM's 21 BiVLC cells, 1187 with ARO Table 6's 3 classification rows x 3 models;
+    # then 1203 with Table 2a's BART and FLAN-T5 rows, 1211 with Table 4a's ITMScore row and
+    # 1378 with the appendix's Tables 10-13 (BLIP-2, BLIP's ITC, group scores, Winoground's tags)
+    assert summary_line(faces) == "published cells with a reproduced counterpart: 1378/1497"
     for face in faces:
         ours = row_counterparts(PAPER, face.paper, face.row)
         if face.status == "faced" or not ours:
             continue  # faced, or a model the configuration does not run (GPT-4V, CapPa...)
-        if face.status == "no table" and face.table in ("table12", "table13"):
-            continue  # VisualGPTScore's appendix Winoground tables: not built yet
-        itm_table4 = (face.table, face.row) == ("table4a", "ITMScore")
-        assert NOT_YET.search(face.column) or itm_table4, face
+        assert NOT_YET.search(face.column), face
 
 
 def test_before_published_as_the_names_left_most_cells_unfaced():
@@ -60,7 +59,9 @@ def test_default_config_and_the_command_line():
                              str(REPO / "config" / "config.yaml")],
                             capture_output=True, text=True, check=True)
     lines = result.stdout.splitlines()
-    assert lines[-1] == "published cells with a reproduced counterpart: 287/1497"
+    # (289: the world captioner's Winoground-style text and image scores at its oracle alpha*
+    # face Table 12's VisualGPTScore row)
+    assert lines[-1] == "published cells with a reproduced counterpart: 289/1497"
     assert "aro/aro: 13/36" in lines  # with its Chance-level row
     # every published cell is listed, with what faces it or why none does
     cells = [line for line in lines if line.count("\t") == 4]
@@ -81,7 +82,10 @@ def test_rows_are_faced_by_the_models_that_reproduce_them():
     vgs = "BLIP VisualGPTScore (ViT-L, LAION-114M)"
     assert row_counterparts(PAPER, "visualgptscore", "VisualGPTScore (alpha=1)") == [
         f"{vgs} (alpha=1)"]
-    assert row_counterparts(PAPER, "visualgptscore", "OPT") == [f"{vgs} P_LLM(t)"]
+    # Table 2a's text-only LMs: one row each, whatever the captioner
+    assert row_counterparts(PAPER, "visualgptscore", "OPT") == ["P_LLM(t) opt-2.7b"]
+    assert row_counterparts(PAPER, "visualgptscore", "FLAN-T5") == ["P_LLM(t) flan-t5-xl"]
+    assert row_counterparts(PAPER, "visualgptscore", "BART") == ["P_LLM(t) bart-base"]
     assert row_counterparts(PAPER, "visualgptscore", "PMI") == [f"{vgs} PMI"]
     assert row_counterparts(PAPER, "bivlc", "CLIP-TROHN-Img/Det") == [
         "CLIP_TROHN-Img (ours)/Det", "CLIP_TROHN-Img/Det"]  # the plan keeps the detectors
@@ -92,6 +96,39 @@ def test_rows_are_faced_by_the_models_that_reproduce_them():
         "Flickr-like / Shuffle trigrams / X-VLM",
         "Flickr-like / Shuffle trigrams / X-VLM (Flickr30k)"]
     assert row_counterparts(PAPER, "bivlc", "X-VLM") == ["X-VLM"]  # by label: BiVLC has none
+    # VisualGPTScore's appendix: BLIP's ITC / ITM / captioner and BLIP-2 (ViT-g) rows
+    assert row_counterparts(PAPER, "visualgptscore", "ITCScore") == ["BLIP ITC (large)"]
+    assert row_counterparts(PAPER, "visualgptscore", "BLIP ITMScore") == ["BLIP ITM (large)"]
+    assert row_counterparts(PAPER, "visualgptscore", "VisualGPTScore (alpha=alpha*)") == [
+        f"{vgs} (alpha=alpha*)"]
+    assert row_counterparts(PAPER, "visualgptscore", "BLIP2-FlanT5 VisualGPTScore (alpha=1)") \
+        == ["BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-g) (alpha=1)"]
+    assert row_counterparts(PAPER, "visualgptscore", "BLIP2-QFormer ITCScore") == [
+        "BLIP-2 Q-Former ITC (ViT-g)"]
+
+
+def test_the_appendix_tables_are_planned_from_the_model_families():
+    from vlcomp.report.coverage import plan_cells
+
+    cells = plan_cells(PAPER)
+    table10 = cells["visualgptscore/table10"].cells
+    assert ("BLIP-2 Q-Former ITM (ViT-g)", "Crepe Negate") in table10
+    assert ("Random", "VL-CheckList Relation") in table10
+    assert not any(row.startswith("BLIP ITM") for row, _ in table10)  # BLIP-2 only
+    table11 = cells["visualgptscore/table11"].cells
+    vgs = "BLIP VisualGPTScore (ViT-L, LAION-114M)"
+    assert (f"{vgs} (alpha=alpha*)", "EqBen Group Score") in table11
+    assert (f"{vgs} (alpha=1)", "Winoground Text Score") in table11
+    assert (f"{vgs} (alpha=1)", "Winoground Group Score") not in table11
+    assert ("BLIP ITC (large) (alpha=1)", "Winoground Text Score") not in table11
+    table13 = cells["visualgptscore/table13"]
+    assert ("BLIP ITM (large)", "Winoground NonCompositional Group Score") in table13.data
+    # BLIP-2's captioners score no retrieval galleries: no Table 4 retrieval rows
+    table4 = cells["visualgptscore/table4"].cells
+    assert ("BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-g)", "COCO I2T R@1") not in table4
+    assert ("BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-g)", "EqBen Text Score") in table4
+    assert (f"{vgs}", "COCO I2T R@1") in table4
+    assert ("BLIP-2 Q-Former ITM (ViT-g)", "Winoground Text Score std") in table4
 
 
 def test_rows_no_run_can_reproduce_say_why():

@@ -23,7 +23,11 @@ from vlcomp.data.winoground_tags import (
     tag_counts,
 )
 from vlcomp.metrics.benchmarks import merge_scores, winoground_metrics
-from vlcomp.metrics.eqben import eqben_metrics, winoground_no_tag_metrics
+from vlcomp.metrics.eqben import (
+    eqben_metrics,
+    winoground_no_tag_metrics,
+    winoground_tag_metrics,
+)
 
 # Reference check 1 (sugarcrepe-bivlc-visualgptscore.md, E): S[image, text]
 MIXED = [[0.30, 0.25], [0.28, 0.27]]  # text score 0, image score 1, group 0
@@ -241,6 +245,32 @@ def test_no_tag_metrics_on_winoground_items(tmp_path):
         add_diwan_tags(items.assign(item_id=[f"w-{i}" for i in range(6)]), TAGGED)
     with pytest.raises(ValueError, match=r"without a tag assignment: \[5\]"):
         add_diwan_tags(items, {k: v for k, v in TAGGED.items() if k < 5})
+
+
+def test_tag_metrics_give_a_captioner_each_tags_own_oracle_alpha(tmp_path):
+    lines = [json.dumps({"id": i, "image_0": f"ex_{i}_img_0", "image_1": f"ex_{i}_img_1",
+                         "caption_0": f"a {i}", "caption_1": f"b {i}",
+                         "collapsed_tag": "Object", "tag": "x", "secondary_tag": "",
+                         "num_main_preds": 1}) for i in range(6)]
+    (tmp_path / "examples.jsonl").write_text("\n".join(lines) + "\n")
+    items, _ = winoground_items(tmp_path / "examples.jsonl", tmp_path / "images",
+                                expected_items=6)
+    df = _scored(add_diwan_tags(items, TAGGED), [CLEAN, MIXED, CLEAN, CLEAN, TIED, MIXED])
+    blind = winoground_tag_metrics(df)
+    assert "oracle" not in blind and blind["metric"] == "winoground_tags"
+    assert blind["subsets"] == winoground_no_tag_metrics(df)["subsets"]
+    # item 1's (MIXED) first caption is likelier a priori: from alpha > 0.5 on, both of its
+    # images prefer their own caption; the tied item 4 never does
+    prior = {t: 0.0 for texts in df.texts for t in texts} | {"a 1": 0.02}
+    m = winoground_tag_metrics(df, prior, step=0.1)
+    no_tag = m["oracle"]["No Tag"]
+    assert no_tag["n"] == 3 and no_tag["alpha"] == pytest.approx(0.6)
+    assert no_tag["alpha0"] == {"I2T": 33.3333, "T2I": 66.6667, "Group": 33.3333}
+    assert no_tag["oracle"] == {"I2T": 66.6667, "T2I": 66.6667, "Group": 66.6667}
+    # Non Minimal (item 5, MIXED without a prior shift): its own alpha* is 0
+    assert m["oracle"]["Non Minimal"]["alpha"] == 0.0
+    assert m["oracle"]["Non Minimal"]["oracle"]["I2T"] == 0.0
+    assert "Complex Reasoning" not in m["oracle"]  # no items
 
 
 REAL_TAGS = os.environ.get("VLCOMP_DIWAN_TAGS")

@@ -14,99 +14,28 @@ from vlcomp.models.hf_blip2 import Blip2ItmScorer
 from vlcomp.models.hf_blip2_lm import Blip2CaptionScorer
 from vlcomp.models.hf_blip2_qformer_lm import Blip2QFormerCaptionScorer, read_lm_head
 
-WORDS = ["a", "picture", "of", "red", "blue", "square", "circle", "dog", "on", "mat"]
-BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[DEC]"]
-CLIP_MEAN, CLIP_STD = (0.48145466, 0.4578275, 0.40821073), (0.26862954, 0.26130258, 0.27577711)
-N_QUERIES = 4
+from .tiny_blip2 import (
+    N_QUERIES,
+    save_lavis_head,
+    save_tiny_blip2_itm,
+    save_tiny_blip2_lm,
+)
+from .tiny_blip2 import image_processor as _image_processor
+
 IMAGES = [Image.new("RGB", (40, 30), c) for c in ((200, 0, 0), (0, 0, 200))]
 TEXTS = ["red square", "a blue circle on a mat"]
-VISION = dict(image_size=32, patch_size=8, hidden_size=16, intermediate_size=32,
-              num_hidden_layers=1, num_attention_heads=2, initializer_range=0.5)
-QFORMER = dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-               intermediate_size=32, max_position_embeddings=40, pad_token_id=0,
-               initializer_range=0.3)  # default 0.02: attention nearly uniform
-
-
-def _image_processor():
-    from transformers import BlipImageProcessor
-
-    return BlipImageProcessor(size={"height": 32, "width": 32}, image_mean=CLIP_MEAN,
-                              image_std=CLIP_STD)
-
-
-def _randomise_queries(model) -> None:
-    with torch.no_grad():  # transformers initialises the queries to zeros: all alike
-        model.query_tokens.normal_(0, 1)
-
-
-def _fast_tokenizer(specials: list[str], template: str, bos: str | None):
-    """A word-level fast tokenizer (newline kept as a token) placing special tokens like the
-    real one (T5: ``$A </s>``; OPT: ``</s> $A``)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast
-
-    vocab = {tok: i for i, tok in enumerate([*specials, "<image>", "\n", *WORDS])}
-    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(" ", behavior="removed"),
-        pre_tokenizers.Split("\n", behavior="isolated")])
-    tok.post_processor = processors.TemplateProcessing(
-        single=template, special_tokens=[(s, vocab[s]) for s in specials if s in template])
-    extra = {"bos_token": bos} if bos else {}
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>",
-                                   unk_token="<unk>", **extra), vocab
 
 
 @pytest.fixture(scope="module")
 def itm_dir(tmp_path_factory) -> Path:
     """A ``Blip2ForImageTextRetrieval`` with a BERT tokenizer ([DEC] bos, as LAVIS adds)."""
-    from transformers import BertTokenizer, Blip2Config, Blip2ForImageTextRetrieval, Blip2Processor
-
-    folder = tmp_path_factory.mktemp("blip2_itm")
-    (folder / "vocab.txt").write_text("\n".join([*BERT_SPECIALS, *WORDS]) + "\n")
-    tokenizer = BertTokenizer(str(folder / "vocab.txt"), bos_token="[DEC]")
-    config = Blip2Config(vision_config=VISION, num_query_tokens=N_QUERIES,
-                         qformer_config={**QFORMER, "vocab_size": len(BERT_SPECIALS) + len(WORDS)
-                                         + 1, "use_qformer_text_input": True},
-                         image_text_hidden_size=8)
-    torch.manual_seed(0)
-    model = Blip2ForImageTextRetrieval(config).eval()
-    _randomise_queries(model)
-    model.save_pretrained(folder / "model")
-    Blip2Processor(image_processor=_image_processor(), tokenizer=tokenizer,
-                   num_query_tokens=N_QUERIES).save_pretrained(folder / "model")
-    return folder / "model"
-
-
-def _lm_dir(folder: Path, kind: str) -> Path:
-    from transformers import Blip2Config, Blip2ForConditionalGeneration, Blip2Processor
-
-    if kind == "t5":
-        tokenizer, vocab = _fast_tokenizer(["<pad>", "</s>", "<unk>"], "$A </s>", None)
-        text = dict(model_type="t5", vocab_size=len(vocab), d_model=16, d_kv=8, d_ff=32,
-                    num_layers=1, num_decoder_layers=1, num_heads=2, pad_token_id=0,
-                    eos_token_id=1, decoder_start_token_id=0, tie_word_embeddings=False)
-    else:
-        tokenizer, vocab = _fast_tokenizer(["<s>", "<pad>", "</s>", "<unk>"], "</s> $A", "</s>")
-        text = dict(model_type="opt", vocab_size=len(vocab), hidden_size=16, ffn_dim=32,
-                    num_hidden_layers=1, num_attention_heads=2, max_position_embeddings=64,
-                    word_embed_proj_dim=16, pad_token_id=1, bos_token_id=2, eos_token_id=2)
-    config = Blip2Config(vision_config=VISION, qformer_config={**QFORMER, "vocab_size": 20},
-                         text_config=text, num_query_tokens=N_QUERIES,
-                         image_token_index=vocab["<image>"])
-    torch.manual_seed(1)
-    model = Blip2ForConditionalGeneration(config).eval()
-    _randomise_queries(model)
-    model.save_pretrained(folder)
-    Blip2Processor(image_processor=_image_processor(), tokenizer=tokenizer,
-                   num_query_tokens=N_QUERIES).save_pretrained(folder)
-    return folder
+    return save_tiny_blip2_itm(tmp_path_factory.mktemp("blip2_itm") / "model")
 
 
 @pytest.fixture(scope="module")
 def lm_dirs(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("blip2_lm")
-    return {k: _lm_dir(root / k, k) for k in ("t5", "opt")}
+    return {k: save_tiny_blip2_lm(root / k, k) for k in ("t5", "opt")}
 
 
 def _pixels(image: Image.Image) -> torch.Tensor:
@@ -199,28 +128,6 @@ def test_itm_errors(itm_dir):
 # ---- the Q-Former's own LM ------------------------------------------------------------------
 
 
-def _head_file(itm_dir: Path, path: Path, with_decoder: bool = True) -> Path:
-    """A LAVIS-style checkpoint: ``{"model": state_dict}`` with ``Qformer.cls.*`` and other
-    keys; the decoder weight tied to the word embeddings, as in LAVIS."""
-    from transformers import Blip2ForImageTextRetrieval
-
-    words = Blip2ForImageTextRetrieval.from_pretrained(itm_dir).embeddings.word_embeddings.weight
-    g = torch.Generator().manual_seed(5)
-    p = "Qformer.cls.predictions."
-    state = {p + "transform.dense.weight": torch.randn(16, 16, generator=g) * 0.3,
-             p + "transform.dense.bias": torch.randn(16, generator=g) * 0.1,
-             p + "transform.LayerNorm.weight": 1 + 0.1 * torch.randn(16, generator=g),
-             p + "transform.LayerNorm.bias": 0.1 * torch.randn(16, generator=g),
-             p + "bias": torch.randn(words.shape[0], generator=g),
-             "Qformer.bert.embeddings.word_embeddings.weight": words.detach().clone(),
-             "temp": torch.tensor(0.07)}
-    if with_decoder:
-        state[p + "decoder.weight"] = words.detach().clone()
-        state[p + "decoder.bias"] = state[p + "bias"].clone()
-    torch.save({"model": state}, path)
-    return path
-
-
 def _qformer_lm_by_hand(model, head, pixels, ids) -> torch.Tensor:
     """Token log-probs of ids[1:] computed token by token: the queries alone first (they never
     see the text), then each text token attending to the queries' and earlier tokens' layer
@@ -263,7 +170,7 @@ def _qformer_lm_by_hand(model, head, pixels, ids) -> torch.Tensor:
 def test_qformer_lm_equals_token_by_token_decoding(itm_dir, tmp_path):
     from transformers import AutoTokenizer, Blip2ForImageTextRetrieval
 
-    head_file = _head_file(itm_dir, tmp_path / "blip2_pretrained.pth")
+    head_file = save_lavis_head(itm_dir, tmp_path / "blip2_pretrained.pth")
     entry = {"model": str(itm_dir), "lm_head": str(head_file)}
     total = Blip2QFormerCaptionScorer("q", {**entry, "reduction": "sum"}).log_likelihood(
         [IMAGES[0], IMAGES[1], IMAGES[1]], [TEXTS[0], TEXTS[1], TEXTS[0]], batch_size=2)
@@ -284,7 +191,7 @@ def test_qformer_lm_equals_token_by_token_decoding(itm_dir, tmp_path):
             assert mean[k] == pytest.approx(float(logp.mean()), abs=1e-5)
     assert total[1] != pytest.approx(total[2])
     # a file without decoder.weight falls back to the (tied) word embeddings
-    untied = _head_file(itm_dir, tmp_path / "head_only.pth", with_decoder=False)
+    untied = save_lavis_head(itm_dir, tmp_path / "head_only.pth", with_decoder=False)
     again = Blip2QFormerCaptionScorer("q", {**entry, "lm_head": str(untied)})
     np.testing.assert_allclose(again.log_likelihood([IMAGES[0], IMAGES[1]], TEXTS), mean,
                                atol=1e-6)
@@ -301,7 +208,7 @@ def test_qformer_lm_head_file_errors(itm_dir, tmp_path):
 def test_qformer_lm_null_images_and_prompt(itm_dir, tmp_path):
     from vlcomp.score.text_prior import log_prior_given_states
 
-    head = _head_file(itm_dir, tmp_path / "blip2_pretrained.pth")
+    head = save_lavis_head(itm_dir, tmp_path / "blip2_pretrained.pth")
     scorer = Blip2QFormerCaptionScorer("q", {"model": str(itm_dir), "lm_head": str(head)})
     states = scorer.null_image_states(3, seed=0)
     log_prior, per_image = log_prior_given_states(scorer, states, TEXTS, batch_size=4)
@@ -389,3 +296,48 @@ def test_captioner_states_priors_and_errors(lm_dirs):
     assert not np.allclose(prompted.log_likelihood(IMAGES, TEXTS),
                            Blip2CaptionScorer("t5", {"model": str(lm_dirs["t5"])}
                                               ).log_likelihood(IMAGES, TEXTS))
+
+
+# ---- through the registry, as the workflow's pair-scoring jobs build them ---------------------
+
+
+def test_registry_families_score_through_the_pair_plan(itm_dir, lm_dirs, tmp_path):
+    """`build_scorer` builds each BLIP-2 family from its config entry; score_pair_model's
+    plan scores every picture once, and the captioners' null-image priors work the same way
+    (`vlcomp.score.text_prior`)."""
+    from vlcomp.models.registry import build_scorer
+    from vlcomp.score.pair_plan import PairPlan, score_plan
+    from vlcomp.score.pairs import ImageRef
+    from vlcomp.score.text_prior import null_prior_matrix
+
+    refs = []
+    for k, image in enumerate(IMAGES):
+        image.save(tmp_path / f"{k}.png")
+        refs.append(ImageRef(str(tmp_path / f"{k}.png"), None))
+    head = save_lavis_head(itm_dir, tmp_path / "blip2_pretrained.pth")
+    entries = {
+        "itc": ({"family": "hf_blip2_itm", "model": str(itm_dir), "pair_score": "itc"},
+                {"kind": "itc"}),
+        "itm": ({"family": "hf_blip2_itm", "model": str(itm_dir), "pair_score": "itm_prob"},
+                {"kind": "itm_prob"}),
+        "qformer": ({"family": "hf_blip2_qformer_lm", "model": str(itm_dir),
+                     "lm_head": str(head)}, None),
+        "t5": ({"family": "hf_blip2_lm", "model": str(lm_dirs["t5"])}, None),
+    }
+    opened = [Image.open(r.path).convert("RGB") for r in refs]
+    for name, (entry, options) in entries.items():
+        scorer = build_scorer(name, entry)
+        plan = PairPlan()
+        for ref in refs:
+            plan.want(ref, TEXTS)
+        matrix = score_plan(scorer, plan, batch_size=3, options=options).matrix(refs, TEXTS)
+        pairs = [(image, text) for image in opened for text in TEXTS]
+        if options:  # ITM / ITC: the scorer's own pair scores
+            direct = scorer.score_pairs([p[0] for p in pairs], [p[1] for p in pairs],
+                                        kind=options["kind"])
+        else:  # captioners: log P(t | i)
+            direct = scorer.log_likelihood([p[0] for p in pairs], [p[1] for p in pairs])
+            states = scorer.null_image_states(3, seed=0)
+            prior = null_prior_matrix(scorer, states, TEXTS, {"b": TEXTS}, {"b": 3})
+            assert prior.shape == (2, 3) and np.isfinite(prior).all() and (prior < 0).all()
+        np.testing.assert_allclose(matrix.ravel(), direct, rtol=1e-4, atol=1e-5, err_msg=name)

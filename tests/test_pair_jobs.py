@@ -6,22 +6,39 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vlcomp.score.pair_jobs import benchmark_texts, gallery, prior_table, retrieval_galleries
+from vlcomp.score.pair_jobs import (
+    benchmark_texts,
+    gallery,
+    llm_prior_scores,
+    prior_table,
+    retrieval_galleries,
+)
 
 
 def test_prior_table_picks_each_benchmarks_texts_from_the_union():
     union = ["a", "b", "c"]
     null = np.log([[0.1, 0.3], [0.2, 0.2], [0.5, 0.1]])
     train = np.log([[0.4], [0.6], [0.8]])
-    table = prior_table(["c", "a"], union, null, train, llm=np.array([-1.0, -2.0, -3.0]))
+    table = prior_table(["c", "a"], union, null, train,
+                        llm={"opt_2_7b": np.array([-1.0, -2.0, -3.0]),
+                             "bart_base": np.array([-4.0, -5.0, -6.0])})
     assert table.text.tolist() == ["c", "a"]
     np.testing.assert_allclose(np.exp(table.log_prior_null), [0.3, 0.2])  # mean probability
     assert np.allclose(np.stack(table.log_p_text_given_null), null[[2, 0]])
     np.testing.assert_allclose(np.exp(table.log_prior_train), [0.8, 0.4])
-    assert table.log_prior_llm.tolist() == [-3.0, -1.0]
+    assert table.log_prior_llm_opt_2_7b.tolist() == [-3.0, -1.0]
+    assert table.log_prior_llm_bart_base.tolist() == [-6.0, -4.0]
     assert "log_prior_train" not in prior_table(["a"], union, null)
     with pytest.raises(KeyError, match="'z' has no prior"):
         prior_table(["z"], union, null)
+
+
+def test_llm_prior_scores_follow_the_union_and_name_a_missing_text():
+    tables = {"opt": pd.DataFrame({"text": ["b", "a"], "log_prior": [-2.0, -1.0]})}
+    scores = llm_prior_scores(tables, ["a", "b"])
+    assert scores["opt"].tolist() == [-1.0, -2.0]
+    with pytest.raises(KeyError, match=r"results/text_priors/opt\.parquet: .*'c'"):
+        llm_prior_scores(tables, ["a", "c"], {"opt": "results/text_priors/opt.parquet"})
 
 
 def test_benchmark_texts_are_the_sorted_distinct_options():

@@ -21,11 +21,12 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 55 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
-    # BERT JSONs; CIFAR-10/100's archives read in place), 12 folders unpacked (Visual
-    # Genome's two zips into one); Flickr30k, VL-CheckList's HAKE images, GNM's checkpoint and
-    # ImageNet's train, val and devkit checked (manual downloads)
-    "download_file": 55, "unpack_archive": 12, "check_manual_download": 6, "wordnet": 1,
+    # 56 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
+    # BERT JSONs; CIFAR-10/100's archives read in place; BLIP-2: LAVIS' stage-1 checkpoint for
+    # the Q-Former's LM head), 12 folders unpacked (Visual Genome's two zips into one);
+    # Flickr30k, VL-CheckList's HAKE images, GNM's checkpoint and ImageNet's train, val and
+    # devkit checked (manual downloads)
+    "download_file": 56, "unpack_archive": 12, "check_manual_download": 6, "wordnet": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
@@ -39,43 +40,59 @@ PAPER_JOBS = {
     # and TROHN-Img rows, SDXL for BiVLC's own construction only
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
-    # 15 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM); 2 BLIP
-    # ITMs, 2 X-VLMs (COCO: ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the
-    # rest) and FLAVA (likewise) embed and score pairs in one job each, 3 BLIP captioners
-    # score pairs, priors and galleries in one job each; 15 choice benchmarks: 15 x 15
-    # score_and_metrics, (5 + 3) x 15 pair_metrics
-    "embed_model": 15, "score_pairs": 5, "score_generative": 3,
-    "score_and_metrics": 225, "pair_metrics": 120,
+    # 16 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; BLIP's
+    # ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO: ITM everywhere;
+    # Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise) embed and score
+    # pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only (no embeddings);
+    # 3 BLIP captioners score pairs, priors and galleries in one job each, the 2 BLIP-2
+    # captioners (retrieval: false) pairs and priors; 15 choice benchmarks: 16 x 15
+    # score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
+    "embed_model": 16, "score_pairs": 5, "score_pairs_only": 2, "score_generative": 3,
+    "score_generative_choice": 2, "score_and_metrics": 240, "pair_metrics": 180,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
-    # 20 embedding models (the 15 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
-    "retrieval_metrics": 40, "robustness_metrics": 20,
+    # 21 embedding models (the 16 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
+    "retrieval_metrics": 42, "robustness_metrics": 21,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_table5": 1,  # TROHN-Text's released rows: totals per split (no categories)
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems
-    # BISON Tables 4 / 6 on the 3 BLIP captioners: their Karpathy test captions, one table
-    "generate_captions": 3, "table_bison_captioners": 1,
+    # BISON Tables 4 / 6 on the 5 captioners: their Karpathy test captions, one table
+    "generate_captions": 5, "table_bison_captioners": 1,
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
-    "table_winoground": 1, "table_vs_published": 15,
-    # VisualGPTScore: 3 BLIP captioners x 13 image->text benchmarks; Tables 1, 2 and 4
-    "alpha_curve": 39, "table_visualgptscore": 1,
+    # every reproduced table with published numbers, VisualGPTScore's appendix included
+    "table_winoground": 1, "table_vs_published": 18,
+    # VisualGPTScore: 5 captioners (3 BLIP, 2 BLIP-2) x 13 image->text benchmarks; Tables 1,
+    # 2 and 4
+    "alpha_curve": 65, "table_visualgptscore": 1,
+    "llm_prior": 3,  # Table 2a's text-only BART, FLAN-T5 and OPT, each once for every captioner
+    # Table 4a's ITMScore row: 5 ITM models (2 BLIP ITMs, 2 X-VLMs, BLIP-2's Q-Former ITM) on
+    # the captioners' held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag
+    # items, EqBen)
+    "held_out_accuracy": 20,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6,
+    # the appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12 (BLIP and
+    # BLIP-2 on Winoground, its No-Tag items and EqBen), Table 13 (Winoground per Diwan tag:
+    # the 10 BLIP and BLIP-2 models' scores per tag)
+    "table_visualgptscore_blip2": 1, "table_visualgptscore_pairs": 1,
+    "winoground_tags": 10, "table_visualgptscore_tags": 1,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
-    "uncertainty_alpha": 45,  # VisualGPTScore Tables 2/4: 3 captioners x (13 + 2 retrieval)
-    # blind baselines on 13 image->text benchmarks: a bigram LM and 3 captioners P(t|null)
-    "blind_scores": 52,
+    # VisualGPTScore Tables 2/4: 5 captioners x 13 + 3 BLIP captioners x 2 retrieval
+    "uncertainty_alpha": 71,
+    # blind baselines on 13 image->text benchmarks: a bigram LM and 5 captioners P(t|null)
+    "blind_scores": 78,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
     # ARO Table 6's classification rows: CIFAR-10/100 as PNGs, ImageNet's tables; ARO's 4
     # models (CLIP, CLIP-FT, NegCLIP ours and ARO's loader) embed 3 datasets x (train,
     # evaluation) images and their zero-shot prompts, and fit a probe per dataset; CIs per set
     "cifar_imagesets": 2, "imagenet_imagesets": 1, "embed_images": 24, "class_embeddings": 4,
     "classification_metrics": 12, "uncertainty_classification": 3,
-    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves)
-    "table_intervals": 17,
+    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves,
+    # Tables 11 and 13 have none yet; Table 10 has one)
+    "table_intervals": 18,
 }
 
 
@@ -118,7 +135,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "embed_model", "score_pairs", "score_generative",
              "generate_candidates", "filter_generated", "train_detectors", "embed_images",
-             "class_embeddings", "classification_metrics"]  # the probe runs on CUDA
+             "class_embeddings", "classification_metrics",  # the probe runs on CUDA
+             "llm_prior"]
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
@@ -217,7 +235,8 @@ def real_run(tmp_path_factory):
     from vlcomp.models.world_clip import build_world_clip
 
     from .tiny_blip import save_tiny_blip
-    from .tiny_lm import save_tiny_causal_lm
+    from .tiny_blip2 import save_tiny_blip2_itm, save_tiny_blip2_lm
+    from .tiny_lm import save_tiny_causal_lm, save_tiny_seq2seq_lm
 
     root = tmp_path_factory.mktemp("real")
     mirrors = build_mirror(root / "mirror")
@@ -231,6 +250,10 @@ def real_run(tmp_path_factory):
     (root / "lm").mkdir()
     itm, _, _ = save_tiny_blip(root / "itm", BlipForImageTextRetrieval, caption_words())
     lm, _, _ = save_tiny_blip(root / "lm", BlipForConditionalGeneration, caption_words())
+    # BLIP-2: the Q-Former's ITM (pairs only, no embeddings) and a FLAN-T5 captioner without
+    # retrieval galleries, as the paper configuration runs them
+    blip2_itm = save_tiny_blip2_itm(root / "blip2_itm", caption_words())
+    blip2_t5 = save_tiny_blip2_lm(root / "blip2_t5", "t5", caption_words())
     models = {
         "tiny_clip": {"family": "checkpoint", "path": str(root / "tiny_clip.pt"),
                       "label": "CLIP"},
@@ -238,14 +261,21 @@ def real_run(tmp_path_factory):
         "blip_itm": {"family": "hf_blip_itm", "model": str(itm), "pair_score": "itm_plus_itc",
                      "label": "BLIP ITM"},
         "blip_lm": {"family": "hf_blip_lm", "model": str(lm), "label": "BLIP P(t|i)"},
+        "blip2_itm": {"family": "hf_blip2_itm", "model": str(blip2_itm),
+                      "pair_score": "itm_prob", "label": "BLIP-2 ITM"},
+        "blip2_t5": {"family": "hf_blip2_lm", "model": str(blip2_t5), "retrieval": False,
+                     "label": "BLIP-2 P(t|i)"},
     }
     config = root / "paper_tiny.yaml"
     pipeline, dpo = save_tiny_sdxl(root / "sdxl")
     sdxl = {"pipeline": str(pipeline), "unet": str(dpo), "variant": None, "dtype": "float32",
             "num_inference_steps": 2, "resize": 48}
     cfg = paper_like_config(mirrors, models, sdxl)
-    llm = save_tiny_causal_lm(root / "llm", caption_words())
-    cfg["visualgptscore"]["llm"] = {"model": str(llm)}
+    # Table 2a's text-only LMs through both of lm_prior's paths: a seq2seq stand-in for
+    # FLAN-T5 and a causal one for OPT (the folder names are the model ids' last parts)
+    cfg["visualgptscore"]["llm"] = [
+        {"model": str(save_tiny_seq2seq_lm(root / "flan-t5", caption_words()))},
+        {"model": str(save_tiny_causal_lm(root / "opt", caption_words())), "batch_size": 4}]
     config.write_text(yaml.safe_dump(cfg))
     work = root / "work"
     work.mkdir()
@@ -296,9 +326,10 @@ def test_real_formats_run_end_to_end(real_run):
     assert compared.reproduced.notna().any()
     # VisualGPTScore: null-image and text-only LM priors, and Table 2 with both
     prior = pd.read_parquet(work / "results/priors/blip_lm/sugarcrepe.parquet")
-    assert prior[["log_prior_null", "log_prior_llm"]].lt(0).all().all()
+    assert prior[["log_prior_null", "log_prior_llm_flan_t5", "log_prior_llm_opt"]].lt(
+        0).all().all()
     table2 = pd.read_csv(work / "results/tables/visualgptscore/table2.csv", index_col=0)
-    assert {"BLIP P(t|i) P_LLM(t)", "BLIP P(t|i) P(t|null)"} <= set(table2.index)
+    assert {"P_LLM(t) flan-t5", "P_LLM(t) opt", "BLIP P(t|i) P(t|null)"} <= set(table2.index)
     # Winoground's released format (t2v_metrics' zip), scored by every model
     wino = pd.read_parquet(work / "results/benchmarks/winoground.parquet")
     assert len(wino) == 6 and set(wino.subset) == {"Object", "Relation", "Both"}
@@ -317,9 +348,25 @@ def test_real_formats_run_end_to_end(real_run):
     captioners = pd.read_csv(work / "results/tables/bison/table4.csv", index_col="model")
     assert list(captioners.index) == ["BLIP P(t|i)"]
     assert list(captioners.columns) == ["BLEU-4", "CIDEr-D", "SPICE", "METEOR", "Accuracy"]
-    # every number of every paper table has its CI (or is exact: counts, chance levels)
+    # BLIP-2 scores pairs without embeddings: no retrieval, and its captioner no galleries
+    assert not (work / "results/metrics/blip2_itm/coco_retrieval.json").exists()
+    assert not (work / "results/scores/blip2_t5/coco_retrieval.npz").exists()
+    assert "BLIP-2 ITM" in table4.index  # Table 4a's ITMScore rows: every ITM model
+    assert {"BLIP ITM", "BLIP-2 ITM"} <= set(table4.dropna(subset="EqBen Text Score").index)
+    # the appendix: Table 10 (BLIP-2), 11 (pair sets, alpha rows), 13 (Winoground per tag)
+    table10 = pd.read_csv(work / "results/tables/visualgptscore/table10.csv", index_col=0)
+    assert list(table10.index) == ["Random", "BLIP-2 ITM", "BLIP-2 P(t|i)"]
+    assert {"VG-Relation", "Crepe Negate", "VL-CheckList Relation"} <= set(table10.columns)
+    table11 = pd.read_csv(work / "results/tables/visualgptscore/table11.csv", index_col=0)
+    assert {"BLIP-2 P(t|i) (alpha=alpha*)", "BLIP P(t|i) (alpha=1)"} <= set(table11.index)
+    assert {"EqBen Group Score", "Winoground alpha*"} <= set(table11.columns)
+    table13 = pd.read_csv(work / "results/tables/visualgptscore/table13.csv", index_col=0)
+    assert "Winoground No-Tag Group Score" in table13.columns
+    assert "BLIP-2 P(t|i) (alpha=alpha*)" in table13.index
+    # every number of every paper table has its CI (or is exact: counts, chance levels);
+    # VisualGPTScore's Tables 11 and 13 have no companion yet
     companions = sorted(work.glob("results/tables/*/*_ci.csv"))
-    assert len(companions) == 14
+    assert len(companions) == 15
     for path in companions:
         notes = pd.read_csv(path).get("note", pd.Series(dtype=str)).fillna("")
         assert not (notes == NO_INTERVAL).any(), path

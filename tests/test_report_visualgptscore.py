@@ -43,6 +43,28 @@ def test_prior_table_rows_and_columns(records):
     assert "Winoground-style Text Score" in named.columns
 
 
+def test_prior_table_has_one_row_per_text_only_lm_whatever_the_captioner():
+    flipped = {t: -v for t, v in PRIOR.items()}
+    items = {"sugarcrepe": i2t_items(n=40), "bivlc": pair_items(n=30)}
+    with_llm = {m: {b: alpha_curve(i, PRIOR, metric=b, step=0.01, repeats=2,
+                                   other_priors={"llm_opt": flipped, "llm_bart": PRIOR})[1]
+                    for b, i in items.items()} for m in ("cap", "cap2")}
+    llms = {"bart": "bart-base", "opt": "opt-2.7b"}
+    table = prior_table(with_llm, {"cap": "A", "cap2": "B"}, llms=llms)
+    assert list(table.index[:2]) == ["P_LLM(t) bart-base", "P_LLM(t) opt-2.7b"]
+    assert "A P(t|null)" in table.index and "B P(t|null)" in table.index
+    # the LM that is the captioner's own prior is as accurate as P(t|null); the flipped one not
+    assert table.loc["P_LLM(t) bart-base", "SugarCrepe"] == \
+        with_llm["cap"]["sugarcrepe"]["accuracy_prior_only"]
+    assert table.loc["P_LLM(t) opt-2.7b", "SugarCrepe"] == \
+        with_llm["cap"]["sugarcrepe"]["accuracy_prior_only_llm_opt"]
+    assert table.loc["P_LLM(t) opt-2.7b", "SugarCrepe"] != \
+        table.loc["P_LLM(t) bart-base", "SugarCrepe"]
+    assert np.isnan(table.loc["P_LLM(t) opt-2.7b", "BiVLC Per-Image"])  # no per-image cell
+    # an LM no record carries gets no row
+    assert "P_LLM(t) t5" not in prior_table(with_llm, {}, llms={"t5": "t5"}).index
+
+
 def test_alpha_table_reports_validation_and_oracle(records):
     recs, _ = records
     table = alpha_table(recs, {"cap": "G"})
@@ -57,6 +79,28 @@ def test_alpha_table_reports_validation_and_oracle(records):
     assert table.loc["G (oracle alpha*)", "BiVLC alpha*"] == \
         recs["cap"]["bivlc"]["oracle"]["alpha"]
     assert table.loc["G (alpha=alpha*val)"].notna().all()
+
+
+def test_alpha_table_leads_with_the_itm_rows_on_the_same_halves(records):
+    from vlcomp.metrics.alpha_curves import held_out_accuracy
+
+    recs, _ = records
+    items = pair_items(n=30)
+    itm = {"itm": {"bivlc": held_out_accuracy(items, metric="bivlc", repeats=3)}}
+    retrieval = {"itm": {"coco_retrieval": {"overall": {"i2t_r1": 71.9, "i2t_r5": 90.6,
+                                                         "t2i_r1": 50.0}}}}
+    table = alpha_table(recs, {"cap": "G", "itm": "BLIP ITM"}, names={"coco_retrieval": "COCO"},
+                        itm=itm, itm_retrieval=retrieval)
+    assert table.index[0] == "BLIP ITM"
+    held = itm["itm"]["bivlc"]["validation"]["summary"]["test_accuracy"]
+    assert table.loc["BLIP ITM", "BiVLC Text Score"] == held["mean"]
+    assert table.loc["BLIP ITM", "BiVLC Text Score std"] == held["std"]
+    assert table.loc["BLIP ITM", "COCO I2T R@1"] == 71.9
+    assert table.loc["BLIP ITM", "COCO I2T R@5"] == 90.6
+    assert np.isnan(table.loc["BLIP ITM", "SugarCrepe"])  # held out on pair sets only
+    assert "COCO T2I R@1" not in table.columns  # Table 4a: I2T only
+    assert table.loc["G", "BiVLC Text Score"] == \
+        recs["cap"]["bivlc"]["validation"]["summary"]["test_accuracy_alpha0"]["mean"]
 
 
 def test_method_table_has_chance_roles_and_the_best_discriminative():
@@ -113,13 +157,18 @@ def test_interval_tables_give_every_cell_its_interval(records):
     cis = interval_tables(records[0], {}, {}, {"cap": "G"})
     assert all(not len(frame) for frame in cis.values())  # no intervals: no cells
     items = {"sugarcrepe": i2t_items(n=40), "bivlc": pair_items(n=30)}
-    recs = {"cap": {b: alpha_curve(i, PRIOR, metric=b, step=0.01, repeats=3)[1]
+    other = {"llm_opt": {t: -v for t, v in PRIOR.items()}}
+    recs = {"cap": {b: alpha_curve(i, PRIOR, metric=b, step=0.01, repeats=3,
+                                   other_priors=other)[1]
                     for b, i in items.items()}}
     intervals = {("cap", b): alpha_intervals(i, PRIOR, metric=b, benchmark=b, step=0.01,
-                                             repeats=3, n_resamples=100)
+                                             repeats=3, n_resamples=100, other_priors=other)
                  for b, i in items.items()}
-    cis = interval_tables(recs, {}, intervals, {"cap": "G"})
-    for name, table in (("table2", prior_table(recs, {"cap": "G"})),
+    llms = {"opt": "opt-2.7b"}
+    cis = interval_tables(recs, {}, intervals, {"cap": "G"}, llms=llms)
+    assert ("P_LLM(t) opt-2.7b", "SugarCrepe") in set(
+        cis["table2"].set_index(["row", "column"]).index)
+    for name, table in (("table2", prior_table(recs, {"cap": "G"}, llms=llms)),
                         ("table4", alpha_table(recs, {"cap": "G"}))):
         frame = cis[name].set_index(["row", "column"])
         stds = [c for c in table.columns if c.endswith(" std")]

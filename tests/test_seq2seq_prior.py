@@ -145,3 +145,23 @@ def test_errors_and_empty_input(lms):
     with pytest.raises(ValueError, match="reduction 'max'"):
         Seq2SeqLMPrior("google/flan-t5-xl", reduction="max")
     assert Seq2SeqLMPrior(str(lms["t5"])).score([]).shape == (0,)
+
+
+def test_the_tiny_seq2seq_stand_in_scores_through_the_prior_table(tmp_path):
+    """tests/tiny_lm.py's T5 (the paper-like run's BART / FLAN-T5 stand-in) is read as an
+    encoder-decoder by `text_prior_table`, one finite log-probability per text."""
+    from vlcomp.text.seq2seq_prior import text_prior_table
+
+    from .tiny_lm import save_tiny_seq2seq_lm
+
+    words = sorted({w for t in TEXTS for w in t.split()})
+    folder = save_tiny_seq2seq_lm(tmp_path / "t5", words)
+    assert is_encoder_decoder(str(folder))
+    table = text_prior_table({"model": str(folder), "batch_size": 2}, [*TEXTS[:3], "A Tree."])
+    assert table.text.tolist() == [*TEXTS[:3], "A Tree."]
+    assert np.isfinite(table.log_prior).all() and (table.log_prior < 0).all()
+    direct = Seq2SeqLMPrior(str(folder), batch_size=4).score(TEXTS[:3])
+    np.testing.assert_allclose(table.log_prior[:3], direct, rtol=1e-6)
+    with pytest.raises(ValueError, match="causal LM"):
+        text_prior_table({"model": str(save_tiny_causal_lm(tmp_path / "gpt", words)),
+                          "reduction": "sum"}, TEXTS)

@@ -1,5 +1,6 @@
-"""A tiny random causal LM (GPT-2) with a word-level tokenizer, saved like a hub model: the
-stand-in for VisualGPTScore's text-only LM (OPT-2.7B) offline."""
+"""Tiny random language models with word-level tokenizers, saved like hub models: the
+stand-ins for VisualGPTScore's text-only LMs offline (OPT-2.7B: a causal GPT-2; BART /
+FLAN-T5: an encoder-decoder T5 whose tokenizer ends every text with ``</s>`` as T5's does)."""
 
 from __future__ import annotations
 
@@ -19,4 +20,29 @@ def save_tiny_causal_lm(folder: Path, words: Sequence[str]) -> Path:
     torch.manual_seed(0)
     GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_embd=16, n_layer=1, n_head=2,
                                n_positions=64)).eval().save_pretrained(folder)
+    return folder
+
+
+def save_tiny_seq2seq_lm(folder: Path, words: Sequence[str]) -> Path:
+    """A one-layer T5 (``is_encoder_decoder``: `vlcomp.text.seq2seq_prior.lm_prior` scores it
+    as a decoder target) with a lower-casing whitespace word tokenizer, ``$A </s>``."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    folder.mkdir(parents=True, exist_ok=True)
+    specials = ["<pad>", "</s>", "<unk>"]
+    vocab = {tok: k for k, tok in enumerate(dict.fromkeys(
+        [*specials, *(w.lower() for w in words)]))}
+    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>",
+                                                       special_tokens=[("</s>", 1)])
+    PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>",
+                            unk_token="<unk>").save_pretrained(folder)
+    torch.manual_seed(0)
+    config = T5Config(vocab_size=len(vocab), d_model=16, d_kv=8, d_ff=32, num_layers=1,
+                      num_decoder_layers=1, num_heads=2, pad_token_id=0, eos_token_id=1,
+                      decoder_start_token_id=0)
+    T5ForConditionalGeneration(config).eval().save_pretrained(folder)
     return folder

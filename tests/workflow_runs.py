@@ -23,7 +23,8 @@ SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "e
                 "embed_images", "train_clip", "score_pairs", "score_generative",
                 "generate_captions", "generate_candidates", "sugarcrepe_negatives",
                 "nearest_neighbours", "perturb_images", "negclip_negatives", "bison_benchmark",
-                "bison_altered_benchmark"]
+                "bison_altered_benchmark", "llm_prior", "score_pairs_only",
+                "score_generative_choice"]
 GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics",
                   "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables",
                   "uncertainty_alpha"]

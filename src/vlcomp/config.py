@@ -64,6 +64,13 @@ def _check_references(config: dict[str, Any]) -> None:
             if "model" in entry:
                 raise ConfigError(f"config.models.{name}: give 'run' (a captioner trained "
                                   "here) or 'model' (hub id or folder), not both")
+        if entry["family"] == "hf_blip2_qformer_lm" and "lm_head" not in entry:
+            raise ConfigError(f"config.models.{name}: family hf_blip2_qformer_lm needs "
+                              "'lm_head' (LAVIS' checkpoint with the Q-Former's LM head, e.g. "
+                              "resources/models/blip2/blip2_pretrained.pth)")
+        if "retrieval" in entry and not is_captioner(entry):
+            raise ConfigError(f"config.models.{name}.retrieval: only for captioner families "
+                              f"{list(CAPTIONER_FAMILIES)} (log P(t|i) retrieval galleries)")
         if entry["family"] == "xvlm":
             missing = [k for k in ("path", "config") if k not in entry]
             if missing:
@@ -91,6 +98,7 @@ def _check_references(config: dict[str, Any]) -> None:
     if needs and needs not in vgs:
         raise ConfigError(f"config.visualgptscore.alpha_prior: {vgs['alpha_prior']!r} needs "
                           f"config.visualgptscore.{needs}")
+    text_priors(config)  # names unique
     clash = set(config.get("captioners", {})) & set(train)
     if clash:
         raise ConfigError(f"config.captioners: {sorted(clash)} are also training runs under "
@@ -230,7 +238,8 @@ def _check_gallery_splits(config: dict[str, Any]) -> None:
     test split, and VisualGPTScore's retrieval with a captioner picks alpha* on the val split
     (an empty gallery would otherwise fail hours into the run)."""
     benchmarks = config["benchmarks"]
-    captioners = [m for m, e in expand_models(config).items() if e["family"] == "hf_blip_lm"]
+    captioners = [m for m, e in expand_models(config).items()
+                  if is_captioner(e) and e.get("retrieval", True)]
     needs = [(f"benchmarks.{b}", spec.get("dataset", "world"), "test")
              for b, spec in benchmarks.items() if b.endswith(("_order", "_retrieval"))
              or b == "order"]
@@ -409,7 +418,37 @@ def _check_conversion(name: str, entry: dict[str, Any]) -> None:
 # pair scores each family computes (`pair_score`; python: the factory's scorer decides)
 FAMILY_PAIR_SCORES = {"hf_blip_itm": ("itm_logit", "itm_prob", "itm_plus_itc"),
                       "hf_flava": ("itm_prob", "itm_logit"),
-                      "xvlm": ("itm_logit", "itm_prob", "itm_plus_itc")}
+                      "xvlm": ("itm_logit", "itm_prob", "itm_plus_itc"),
+                      "hf_blip2_itm": ("itm_logit", "itm_prob", "itc")}
+# generative scorers, log P(text | image) (VisualGPTScore): BLIP's captioner, BLIP-2 with a
+# frozen LLM, BLIP-2's Q-Former captioner; every place that treats captioners treats these
+CAPTIONER_FAMILIES = ("hf_blip_lm", "hf_blip2_lm", "hf_blip2_qformer_lm")
+# families without single-vector embeddings: they score choice benchmarks pair by pair and
+# get no retrieval or robustness metrics (BLIP-2's ITC is a max over 32 query embeddings)
+PAIR_ONLY_FAMILIES = (*CAPTIONER_FAMILIES, "hf_blip2_itm")
+# cross-encoders whose pair score is an ITM head: VisualGPTScore Table 1's ITMScore role
+ITM_FAMILIES = ("hf_blip_itm", "xvlm", "hf_blip2_itm")
+
+
+def is_captioner(entry: dict[str, Any]) -> bool:
+    """Whether a model entry scores log P(text | image) (a captioner family)."""
+    return entry["family"] in CAPTIONER_FAMILIES
+
+
+def has_embeddings(entry: dict[str, Any]) -> bool:
+    """Whether a model entry embeds images and texts (retrieval, robustness, cosine)."""
+    return entry["family"] not in PAIR_ONLY_FAMILIES
+
+
+def model_role(entry: dict[str, Any]) -> str:
+    """VisualGPTScore Table 1's role of a model: ``generative`` (a captioner), ``itm`` (a
+    cross-encoder scoring pairs with its ITM head) or ``discriminative`` (embeddings' cosine,
+    or an ITC pair score)."""
+    if is_captioner(entry):
+        return "generative"
+    if entry["family"] in ITM_FAMILIES and entry.get("pair_score", "none") not in ("none", "itc"):
+        return "itm"
+    return "discriminative"
 # benchmarks of (image, text) choices, scored per item: by name, or any ``*_order``
 CHOICE_NAMES = ("vg_relation", "vg_attribution", "order", "sugarcrepe", "bivlc", "winoground",
                 "bison", "bison_altered")
@@ -418,6 +457,12 @@ CHOICE_NAMES = ("vg_relation", "vg_attribution", "order", "sugarcrepe", "bivlc",
 def _check_pair_options(name: str, entry: dict[str, Any]) -> None:
     """``pair_score`` fits the family; ``pair_benchmarks`` names choice benchmarks."""
     score, family = entry.get("pair_score", "none"), entry["family"]
+    if family == "hf_blip2_itm" and score == "none":
+        raise ConfigError(f"config.models.{name}.pair_score: family hf_blip2_itm has no "
+                          f"embeddings; give one of {list(FAMILY_PAIR_SCORES[family])}")
+    if family in PAIR_ONLY_FAMILIES and "pair_benchmarks" in entry:
+        raise ConfigError(f"config.models.{name}.pair_benchmarks: family {family} has no "
+                          "embeddings to score the other benchmarks by cosine")
     allowed = FAMILY_PAIR_SCORES.get(family)
     if score != "none" and allowed is not None and score not in allowed:
         raise ConfigError(f"config.models.{name}.pair_score: {score!r} is not a {family} "
@@ -458,3 +503,41 @@ def model_groups(models: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
     for model_id, entry in models.items():
         groups.setdefault(entry["label"], []).append(model_id)
     return groups
+
+
+def _llm_slug(model: str) -> str:
+    """A text prior's default name: the last part of its model id or folder, lower case, runs
+    of other characters as ``_`` (``facebook/opt-2.7b`` -> ``opt_2_7b``)."""
+    import re
+
+    last = str(model).rstrip("/").rsplit("/", 1)[-1].lower()
+    return re.sub(r"[^a-z0-9]+", "_", last).strip("_") or "llm"
+
+
+def text_priors(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """VisualGPTScore's text-only LM priors P_LLM(t) (``visualgptscore.llm``: one mapping or a
+    list of them), each with ``name`` (its column ``log_prior_llm_{name}``; default from the
+    model id) and ``label`` (its Table 2 row ``P_LLM(t) {label}``; default the model id's
+    last part). Names must be unique."""
+    value = config.get("visualgptscore", {}).get("llm") or []
+    entries = [value] if isinstance(value, dict) else list(value)
+    out, seen = [], set()
+    for k, entry in enumerate(entries):
+        name = entry.get("name") or _llm_slug(entry["model"])
+        if name in seen:
+            raise ConfigError(f"config.visualgptscore.llm[{k}]: name {name!r} is taken by "
+                              "another text prior (give each a distinct name)")
+        seen.add(name)
+        label = entry.get("label") or str(entry["model"]).rstrip("/").rsplit("/", 1)[-1]
+        out.append({**entry, "name": name, "label": label})
+    return out
+
+
+def prior_column(config: dict[str, Any]) -> str:
+    """The prior α divides by, as the ``log_prior_{...}`` column of the prior tables:
+    ``null``, ``train`` or, for ``alpha_prior: llm``, the first text prior's
+    ``llm_{name}``."""
+    prior = config.get("visualgptscore", {}).get("alpha_prior", "null")
+    if prior == "llm":
+        return f"llm_{text_priors(config)[0]['name']}"
+    return prior

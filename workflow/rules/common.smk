@@ -14,9 +14,14 @@ from vlcomp.config import (  # noqa: E402
     dataset_names,
     expand_models,
     expand_runs,
+    has_embeddings,
+    is_captioner,
     model_groups,
+    model_role,
+    prior_column,
     released_negatives,
     released_rows,
+    text_priors,
     validate_config,
 )
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
@@ -52,6 +57,11 @@ from vlcomp.report.labels import (  # noqa: E402
     dataset_label,
 )
 from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
+from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
+    BLIP2_FAMILIES,
+    BLIP_FAMILIES,
+    TABLE10_KINDS,
+)
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
 
@@ -129,9 +139,17 @@ UNCERTAINTY = {
     **config.get("uncertainty", {}),
 }
 # Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;
-# models without embeddings (BLIP's captioner) skip retrieval.
-# Generative scorers (log P(t|i)) and the benchmarks whose image->text choices alpha affects
-GENERATIVE_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] == "hf_blip_lm"]
+# models without embeddings (captioners, BLIP-2's Q-Former ITM / ITC) skip retrieval.
+# Generative scorers (log P(t|i): BLIP, BLIP-2 captioners) and the benchmarks whose
+# image->text choices alpha affects
+GENERATIVE_MODELS = [m for m, e in MODEL_ENTRIES.items() if is_captioner(e)]
+# captioners that also score the log P(t|i) retrieval galleries (model key retrieval)
+GENERATIVE_RETRIEVAL_MODELS = [
+    m for m in GENERATIVE_MODELS if MODEL_ENTRIES[m].get("retrieval", True)
+]
+GENERATIVE_CHOICE_MODELS = [
+    m for m in GENERATIVE_MODELS if m not in GENERATIVE_RETRIEVAL_MODELS
+]
 VISUALGPTSCORE = config.get("visualgptscore", {})
 # Gaussian null images of the Monte Carlo prior (the paper's appendix: mean 1, std 0.25)
 NULL_IMAGES = {
@@ -142,6 +160,11 @@ NULL_IMAGES = {
     "space": "normalized",
     **VISUALGPTSCORE.get("null_images", {}),
 }
+# Text-only LM priors P_LLM(t) (Table 2a: BART, FLAN-T5, OPT), by name: each scored once
+# on every image->text benchmark's texts (rule llm_prior), a column of every prior table
+TEXT_PRIORS = {lm["name"]: lm for lm in text_priors(config)}
+# the log_prior_{...} column alpha divides by (null images, training images or the first LM)
+PRIOR_COLUMN = prior_column(config)
 # Training images for a second prior estimate (optional): n drawn with a seed
 PRIOR_TRAIN_IMAGES = (
     {"dataset": "world", "seed": 0, **VISUALGPTSCORE["train_images"]}
@@ -152,12 +175,17 @@ PRIOR_TRAIN_IMAGES = (
 PAIR_MODELS = [
     m
     for m, e in MODEL_ENTRIES.items()
-    if e["family"] == "hf_blip_lm" or e.get("pair_score", "none") != "none"
+    if is_captioner(e) or e.get("pair_score", "none") != "none"
 ]
-EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if e["family"] != "hf_blip_lm"]
+EMBEDDING_MODELS = [m for m, e in MODEL_ENTRIES.items() if has_embeddings(e)]
 # Pair models that also embed (BLIP ITM for retrieval): one job encodes each picture once for
 # both; every other embedding model has its embed_model job.
 ITM_PAIR_MODELS = [m for m in PAIR_MODELS if m in EMBEDDING_MODELS]
+# Pair models with neither embeddings nor a text prior (BLIP-2's Q-Former ITM / ITC): their
+# job scores the choice benchmarks only
+PAIR_ONLY_MODELS = [
+    m for m in PAIR_MODELS if m not in EMBEDDING_MODELS and m not in GENERATIVE_MODELS
+]
 EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
 BENCHMARKS = configured_benchmarks(config)
 BENCHMARK_SPECS = {b: config["benchmarks"].get(b, {}) for b in BENCHMARKS}
@@ -177,6 +205,27 @@ def dataset_of(benchmark):
 
 BENCHMARK_KIND = {b: benchmark_kind(b) for b in BENCHMARKS}
 ALPHA_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in ALPHA_KINDS]
+# VisualGPTScore Table 4a's ITMScore row: every ITM model on the 2 x 2 pair sets' held-out
+# halves (the captioners' validation splits), and its retrieval metrics
+HALVES_BENCHMARKS = [
+    b for b in ALPHA_BENCHMARKS if BENCHMARK_KIND[b] in ("bivlc", "winoground")
+]
+ITM_MODELS = [m for m, e in MODEL_ENTRIES.items() if model_role(e) == "itm"]
+# VisualGPTScore's appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12
+# (BLIP and BLIP-2 on the 2 x 2 pair sets), Table 13 (released Winoground per Diwan tag)
+BLIP_MODELS = [
+    m for m, e in MODEL_ENTRIES.items() if e["family"] in BLIP_FAMILIES + BLIP2_FAMILIES
+]
+BLIP2_MODELS = [m for m in BLIP_MODELS if MODEL_ENTRIES[m]["family"] in BLIP2_FAMILIES]
+TABLE10_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] in TABLE10_KINDS]
+PAIR_TABLE_BENCHMARKS = [
+    b for b in ALPHA_BENCHMARKS if BENCHMARK_KIND[b] == "winoground"
+]
+TAG_MODELS = (
+    BLIP_MODELS
+    if "winoground" in BENCHMARKS and source_of("winoground") == "release"
+    else []
+)
 ORDER_BENCHMARKS = [b for b in BENCHMARKS if BENCHMARK_KIND[b] == "order"]
 # VisualGPTScore Table 1: every choice benchmark with a headline, each model in its role
 METHOD_TABLE_KINDS = ALPHA_KINDS + ("bison",)
@@ -496,7 +545,7 @@ def model_entry(model):
     if "convert" in entry:  # a BLIP original converted by rule convert_blip
         entry.pop("convert")
         entry["model"] = converted_folder(model)
-    if "run" in entry and entry["family"] == "hf_blip_lm":  # a captioner trained here
+    if "run" in entry and is_captioner(entry):  # a captioner trained here
         entry["model"] = f"results/checkpoints/{entry.pop('run')}/hf"
     elif (
         "run" in entry
@@ -507,7 +556,14 @@ def model_entry(model):
 
 
 # entry keys that may name a downloaded file (vlcomp.data.sources) a model reads
-MODEL_FILE_KEYS = ("path", "pretrained", "config", "vision_config", "text_config")
+MODEL_FILE_KEYS = (
+    "path",
+    "pretrained",
+    "config",
+    "vision_config",
+    "text_config",
+    "lm_head",
+)
 
 
 def model_files(model):
@@ -517,7 +573,7 @@ def model_files(model):
     entry = MODEL_ENTRIES[model]
     if "convert" in entry:
         return [converted_folder(model)]
-    if "run" in entry and entry["family"] == "hf_blip_lm":
+    if "run" in entry and is_captioner(entry):
         return [f"results/checkpoints/{entry['run']}/hf"]
     if "run" in entry:
         return [f"results/checkpoints/{entry['run']}/model.pt"]
@@ -777,12 +833,15 @@ def aro6_downstream():
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
 # itself, and tables that carry their CIs as columns already.
 OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
+# (VisualGPTScore Tables 11 and 13: oracle-alpha and per-tag scores have no bootstrap yet)
 NO_CI_TABLES = (  # tables of counts, procedures and text statistics: nothing to resample
     "bivlc/filter",
     "bivlc/table5",
     "bison/section6",
     "bison/table4",  # caption metrics of generated captions: not resampled here
     "robustness/granularity_statistics",
+    "visualgptscore/table11",
+    "visualgptscore/table13",
 )
 
 
@@ -802,20 +861,10 @@ def table_index(key):
     return [0, 1] if key == "aro/table6" else 0
 
 
-# cross-encoders whose ITM head is their score: VisualGPTScore Table 1's "ITMScore" kind
-ITM_FAMILIES = ("hf_blip_itm", "xvlm")
-
-
 def model_roles():
-    """Display label -> VisualGPTScore Table 1 role: itm, generative or discriminative."""
-    return {
-        entry["label"]: (
-            "generative"
-            if m in GENERATIVE_MODELS
-            else "itm" if entry["family"] in ITM_FAMILIES else "discriminative"
-        )
-        for m, entry in MODEL_ENTRIES.items()
-    }
+    """Display label -> VisualGPTScore Table 1 role: itm (a cross-encoder's ITM head),
+    generative (a captioner) or discriminative (cosine, or an ITC pair score)."""
+    return {entry["label"]: model_role(entry) for entry in MODEL_ENTRIES.values()}
 
 
 def table_interval_inputs(wildcards):
@@ -854,6 +903,12 @@ def all_tables():
             "results/tables/visualgptscore/{table}.md",
             table=["table1", "table2", "table4"],
         )
+    if BLIP2_MODELS and TABLE10_BENCHMARKS:
+        tables += ["results/tables/visualgptscore/table10.md"]
+    if BLIP_MODELS and PAIR_TABLE_BENCHMARKS:
+        tables += ["results/tables/visualgptscore/table11.md"]
+    if TAG_MODELS:
+        tables += ["results/tables/visualgptscore/table13.md"]
     if any(b in BENCHMARKS for b in ARO_BENCHMARKS):
         tables += ["results/tables/aro/aro.md"]
     if "vg_relation" in BENCHMARKS:
@@ -986,3 +1041,23 @@ def alpha_uncertainty_inputs(wildcards):
         "scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.parquet",
         "prior": f"results/priors/{wildcards.model}/{wildcards.benchmark}.parquet",
     }
+
+
+# VisualGPTScore's appendix. BLIP-2 rows are the hub's ViT-g checkpoints, the paper's ViT-L.
+BLIP2_NOTE = (
+    "BLIP-2 rows: the hub's ViT-g checkpoints (Salesforce/blip2-itm-vit-g, "
+    "blip2-flan-t5-xl); the paper's BLIP-2 used ViT-L, which transformers cannot load."
+)
+
+
+def winoground_tag_inputs(wildcards):
+    """Winoground's items, Diwan et al.'s tags and a model's pair scores (a captioner's
+    text prior too)."""
+    inputs = {
+        "winoground": "results/benchmarks/winoground.parquet",
+        "tags": "resources/winoground/new_tag_assignments.json",
+        "scores": f"results/scores/{wildcards.model}/winoground.parquet",
+    }
+    if wildcards.model in GENERATIVE_MODELS:
+        inputs["prior"] = f"results/priors/{wildcards.model}/winoground.parquet"
+    return inputs

@@ -166,6 +166,47 @@ rule score_pairs:
         "../scripts/score_pair_model.py"
 
 
+# Pair models without embeddings or priors (BLIP-2's Q-Former ITM / ITC): the choice
+# benchmarks' pair scores only, each picture through the vision tower once.
+rule score_pairs_only:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
+        ),
+        model=model_inputs,
+    output:
+        scores=expand(
+            "results/scores/{{model}}/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+    log:
+        "logs/score_pairs/{model}.log",
+    benchmark:
+        "benchmarks/score_pairs_only/{model}.tsv"
+    wildcard_constraints:
+        model=union(PAIR_ONLY_MODELS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=16000,
+        runtime=480,
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        choice=CHOICE_BENCHMARKS,
+        pair_options=lambda wc: {"kind": MODEL_ENTRIES[wc.model]["pair_score"]},
+        batch_size=config["embed"].get("pair_batch_size", 64),
+        image_batch=config["embed"].get("batch_size", 256),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
+    script:
+        "../scripts/score_pair_model.py"
+
+
 rule pair_metrics:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",

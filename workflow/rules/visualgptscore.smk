@@ -1,5 +1,6 @@
-# VisualGPTScore (Lin et al.): text priors log P(t) of generative models (hf_blip_lm) and
-# their accuracy over alpha, score = log P(t|i) - alpha log P(t), on image->text benchmarks.
+# VisualGPTScore (Lin et al.): text priors log P(t) of generative models (the captioner
+# families: BLIP, BLIP-2) and their accuracy over alpha, score = log P(t|i) - alpha log P(t),
+# on image->text benchmarks.
 
 
 # One job per captioner: every choice benchmark's pairs, the text priors (null images,
@@ -22,6 +23,7 @@ rule score_generative:
             if PRIOR_TRAIN_IMAGES
             else []
         ),
+        llm_priors=expand("results/text_priors/{lm}.parquet", lm=TEXT_PRIORS),
         model=model_inputs,
     output:
         scores=expand(
@@ -41,7 +43,7 @@ rule score_generative:
     benchmark:
         "benchmarks/score_generative/{model}.tsv"
     wildcard_constraints:
-        model=union(GENERATIVE_MODELS),
+        model=union(GENERATIVE_RETRIEVAL_MODELS),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -61,7 +63,7 @@ rule score_generative:
         gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
-        llm=VISUALGPTSCORE.get("llm", {}),
+        llm=list(TEXT_PRIORS),
         batch_size=config["embed"].get("pair_batch_size", 64),
         image_batch=config["embed"].get("batch_size", 256),
         threads=config["compute"]["threads"],
@@ -69,6 +71,71 @@ rule score_generative:
         autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/score_pair_model.py"
+
+
+# A text-only LM's log P_LLM(t) of every image->text benchmark's texts, once per LM (not
+# per captioner); every captioner's prior tables carry it as log_prior_llm_{lm}.
+rule llm_prior:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
+        ),
+    output:
+        "results/text_priors/{lm}.parquet",
+    log:
+        "logs/text_priors/{lm}.log",
+    benchmark:
+        "benchmarks/llm_prior/{lm}.tsv"
+    wildcard_constraints:
+        lm=union(TEXT_PRIORS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=32000,  # FLAN-T5-XL (3B) in float32
+        runtime=240,
+    params:
+        entry=lambda wc: TEXT_PRIORS[wc.lm],
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+    script:
+        "../scripts/llm_prior.py"
+
+
+# A captioner with retrieval: false (BLIP-2's: every gallery pair would be an LLM pass)
+# scores the choice benchmarks and the text priors only.
+use rule score_generative as score_generative_choice with:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
+        ),
+        train_images=(
+            f"results/imagesets/{PRIOR_TRAIN_IMAGES['dataset']}_train.parquet"
+            if PRIOR_TRAIN_IMAGES
+            else []
+        ),
+        llm_priors=expand("results/text_priors/{lm}.parquet", lm=TEXT_PRIORS),
+        model=model_inputs,
+    output:
+        scores=expand(
+            "results/scores/{{model}}/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        priors=expand(
+            "results/priors/{{model}}/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
+        ),
+        prior_images=(
+            ["results/priors/{model}/prior_images.json"] if ALPHA_BENCHMARKS else []
+        ),
+    benchmark:
+        "benchmarks/score_generative_choice/{model}.tsv"
+    wildcard_constraints:
+        model=union(GENERATIVE_CHOICE_MODELS),
+    params:
+        retrieval=[],
 
 
 rule alpha_curve:
@@ -98,7 +165,7 @@ rule alpha_curve:
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
         seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
         repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
-        prior=VISUALGPTSCORE.get("alpha_prior", "null"),
+        prior=PRIOR_COLUMN,
     script:
         "../scripts/alpha_curve.py"
 
@@ -121,13 +188,28 @@ rule table_visualgptscore:
         ),
         retrieval=expand(
             "results/metrics/{model}/{benchmark}_alpha.json",
-            model=GENERATIVE_MODELS,
+            model=GENERATIVE_RETRIEVAL_MODELS,
             benchmark=RETRIEVAL_BENCHMARKS,
         ),
         intervals=expand(
             "results/uncertainty/alpha/{model}/{benchmark}.csv",
             model=GENERATIVE_MODELS,
-            benchmark=ALPHA_BENCHMARKS + RETRIEVAL_BENCHMARKS,
+            benchmark=ALPHA_BENCHMARKS,
+        )
+        + expand(
+            "results/uncertainty/alpha/{model}/{benchmark}.csv",
+            model=GENERATIVE_RETRIEVAL_MODELS,
+            benchmark=RETRIEVAL_BENCHMARKS,
+        ),
+        itm=expand(
+            "results/metrics/{model}/{benchmark}_halves.json",
+            model=ITM_MODELS,
+            benchmark=HALVES_BENCHMARKS,
+        ),
+        itm_retrieval=expand(
+            "results/metrics/{model}/{benchmark}.json",
+            model=[m for m in ITM_MODELS if m in EMBEDDING_MODELS],
+            benchmark=RETRIEVAL_BENCHMARKS,
         ),
     output:
         table2_csv=report(
@@ -171,11 +253,40 @@ rule table_visualgptscore:
         mem_mb=2000,
         runtime=30,
     params:
-        labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS},
+        labels={m: MODEL_ENTRIES[m]["label"] for m in GENERATIVE_MODELS + ITM_MODELS},
         names=vgs_names(),
+        llms={name: lm["label"] for name, lm in TEXT_PRIORS.items()},
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/report_visualgptscore.py"
+
+
+rule held_out_accuracy:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        scores="results/scores/{model}/{benchmark}.parquet",
+    output:
+        "results/metrics/{model}/{benchmark}_halves.json",
+    log:
+        "logs/metrics/{model}/{benchmark}_halves.log",
+    benchmark:
+        "benchmarks/held_out_accuracy/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        benchmark=union(HALVES_BENCHMARKS),
+        model=union(ITM_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
+        options=lambda wc: metric_options(wc.benchmark),
+        seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
+        repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
+    script:
+        "../scripts/held_out_accuracy.py"
 
 
 rule table_visualgptscore_methods:
@@ -265,7 +376,7 @@ rule uncertainty_alpha:
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
         seed=VISUALGPTSCORE.get("validation", {}).get("seed", 0),
         repeats=VISUALGPTSCORE.get("validation", {}).get("repeats", 10),
-        prior=VISUALGPTSCORE.get("alpha_prior", "null"),
+        prior=PRIOR_COLUMN,
         resamples=UNCERTAINTY["resamples"],
         bootstrap_seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],
@@ -297,3 +408,139 @@ rule convert_blip:
         convert=lambda wc: CONVERTED_MODELS[wc.model],
     script:
         "../scripts/convert_blip.py"
+
+
+rule table_visualgptscore_blip2:
+    input:
+        metrics=expand(
+            "results/metrics/{model}/{benchmark}.json",
+            model=BLIP2_MODELS,
+            benchmark=TABLE10_BENCHMARKS,
+        ),
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=TABLE10_BENCHMARKS
+        ),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table10.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table10.md",
+    log:
+        "logs/report/table_visualgptscore_blip2.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_blip2.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        metrics={b: BENCHMARK_KIND[b] for b in TABLE10_BENCHMARKS},
+        groups={MODEL_ENTRIES[m]["label"]: [m] for m in BLIP2_MODELS},
+        roles=model_roles(),
+        names=vgs_names(),
+        notes=[BLIP2_NOTE],
+    script:
+        "../scripts/report_visualgptscore_blip2.py"
+
+
+rule table_visualgptscore_pairs:
+    input:
+        metrics=expand(
+            "results/metrics/{model}/{benchmark}.json",
+            model=BLIP_MODELS,
+            benchmark=PAIR_TABLE_BENCHMARKS,
+        ),
+        alpha=expand(
+            "results/metrics/{model}/{benchmark}_alpha.json",
+            model=[m for m in BLIP_MODELS if m in GENERATIVE_MODELS],
+            benchmark=PAIR_TABLE_BENCHMARKS,
+        ),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table11.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table11.md",
+    log:
+        "logs/report/table_visualgptscore_pairs.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_pairs.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        models=BLIP_MODELS,
+        labels={m: MODEL_ENTRIES[m]["label"] for m in BLIP_MODELS},
+        names=vgs_names(),
+        notes=[
+            "alpha=alpha*: the oracle alpha* of each benchmark's text score (all items); "
+            "the image score does not depend on alpha.",
+            BLIP2_NOTE,
+        ],
+    script:
+        "../scripts/report_visualgptscore_pairs.py"
+
+
+rule winoground_tags:
+    input:
+        unpack(winoground_tag_inputs),
+    output:
+        "results/metrics/{model}/winoground_tags.json",
+    log:
+        "logs/metrics/{model}/winoground_tags.log",
+    benchmark:
+        "benchmarks/winoground_tags/{model}.tsv"
+    wildcard_constraints:
+        model=union(TAG_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        exclude=BENCHMARK_SPECS.get("winoground_no_tag", {}).get("exclude", []),
+        prior=PRIOR_COLUMN,
+        step=VISUALGPTSCORE.get("alpha_step", 0.001),
+    script:
+        "../scripts/winoground_tags.py"
+
+
+rule table_visualgptscore_tags:
+    input:
+        tags=expand("results/metrics/{model}/winoground_tags.json", model=TAG_MODELS),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table13.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table13.md",
+    log:
+        "logs/report/table_visualgptscore_tags.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_tags.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        models=TAG_MODELS,
+        labels={m: MODEL_ENTRIES[m]["label"] for m in TAG_MODELS},
+        notes=[
+            "alpha=alpha*: each tag's own oracle alpha* (the smallest alpha with its best "
+            "text score); No-Tag: the items without any tag in Diwan et al.'s file.",
+            BLIP2_NOTE,
+        ],
+    script:
+        "../scripts/report_visualgptscore_tags.py"

@@ -13,7 +13,8 @@ with job_log(snakemake.log[0]) as log:
                                  step=p.step, seed=p.seed, repeats=p.repeats,
                                  other_priors=others)
     summary.update(model=snakemake.wildcards.model, benchmark=snakemake.wildcards.benchmark,
-                   prior="null images" if p.prior == "null" else "training images")
+                   prior={"null": "null images", "train": "training images"}.get(
+                       p.prior, f"text-only LM ({p.prior.removeprefix('llm_')})"))
     with atomic_path(snakemake.output.csv) as tmp:
         curve.to_csv(tmp, index=False, float_format="%.4f")
     write_json(summary, snakemake.output.json)

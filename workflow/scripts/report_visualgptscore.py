@@ -1,4 +1,5 @@
-"""VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*, with retrieval) and
+"""VisualGPTScore tables (Table 2: prior-only, P(t|i), PMI; Table 4: α*, with retrieval, and
+the ITM models' held-out accuracy and retrieval beside them) and
 the α-curve figure (Table 3) from the α-curve records of every generative model, and every
 cell's bootstrap interval beside them (``table{2,4}_ci.csv``, and ``.md`` in the tables'
 layout)."""
@@ -29,19 +30,28 @@ with job_log(snakemake.log[0]) as log:
     for json_path in snakemake.input.retrieval:
         record = json.loads(Path(json_path).read_text())
         retrieval.setdefault(record["model"], {})[record["benchmark"]] = record
+    itm, itm_retrieval = {}, {}
+    for json_path in snakemake.input.itm:
+        record = json.loads(Path(json_path).read_text())
+        itm.setdefault(record["model"], {})[record["benchmark"]] = record
+    for json_path in snakemake.input.itm_retrieval:
+        record = json.loads(Path(json_path).read_text())
+        itm_retrieval.setdefault(record["model"], {})[record["benchmark"]] = record
     labels = snakemake.params.labels
     out = snakemake.output
     names = snakemake.params.names
-    table2 = prior_table(records, labels, names)
+    llms = snakemake.params.llms
+    table2 = prior_table(records, labels, names, llms)
     write_table(table2, Path(out.table2_csv).with_suffix(""))
-    table4 = alpha_table(records, labels, names, retrieval)
+    table4 = alpha_table(records, labels, names, retrieval, itm, itm_retrieval)
     write_table(table4, Path(out.table4_csv).with_suffix(""))
     intervals = {}
     for path in snakemake.input.intervals:
         table = pd.read_csv(path)
         intervals[table.model.iloc[0], table.benchmark.iloc[0]] = table
     shown = {"table2": table2, "table4": table4}
-    for name, frame in interval_tables(records, retrieval, intervals, labels, names).items():
+    cis = interval_tables(records, retrieval, intervals, labels, names, llms)
+    for name, frame in cis.items():
         write_csv(frame, out[f"{name}_ci"], index=False)
         key = f"visualgptscore/{name}"
         cells = CellIntervals.from_frame(key, frame)

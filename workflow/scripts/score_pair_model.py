@@ -1,16 +1,17 @@
 """Everything one pair-scoring model computes, in one job, each picture through its vision
 tower once (`vlcomp.score.pair_plan`): the score matrices of every choice benchmark; for a
 captioner (log P(t|i)) also the text priors of the image->text benchmarks (null images, and
-optionally sampled training images and a text-only LM, each over the union of their texts)
-and the retrieval galleries' score matrices (test and validation); for a model that also
-embeds (BLIP ITM, FLAVA) its image and text embeddings, the images from the same vision
-states, and the cosine score matrices of the choice benchmarks it does not score pair by pair
-(params ``cosine``: benchmark -> its ``images`` and ``texts`` embedding files, FLAVA outside
-ARO's benchmarks).
+optionally sampled training images, each over the union of their texts, beside the text-only
+LM priors of rule llm_prior) and the retrieval galleries' score matrices (test and
+validation); for a model that also embeds (BLIP ITM, FLAVA) its image and text embeddings,
+the images from the same vision states, and the cosine score matrices of the choice
+benchmarks it does not score pair by pair (params ``cosine``: benchmark -> its ``images``
+and ``texts`` embedding files, FLAVA outside ARO's benchmarks).
 
 Inputs: ``benchmarks`` (choice items, named by params ``choice``), ``imagesets`` (theirs);
 optional ``embed_imagesets`` and ``texts`` (image sets and text sources to embed),
-``train_images``, and per retrieval benchmark (params ``retrieval``) ``galleries``,
+``train_images``, ``llm_priors`` (text-only LM priors, rule llm_prior, named by params
+``llm``), and per retrieval benchmark (params ``retrieval``) ``galleries``,
 ``queries``, ``test_images``, ``val_images``, ``captions``.
 Outputs: ``scores`` (one per choice benchmark); optional ``priors`` (one per params
 ``alpha``) and ``prior_images``; ``retrieval`` (npz per retrieval benchmark); ``images``,
@@ -30,6 +31,7 @@ from vlcomp.score.embeddings import embed_text_sets, save_embeddings
 from vlcomp.score.pair_jobs import (
     benchmark_texts,
     cosine_item_scores,
+    llm_prior_scores,
     prior_table,
     retrieval_galleries,
 )
@@ -112,13 +114,11 @@ with job_log(snakemake.log[0]) as log:
         null_matrix = null_prior_matrix(scorer, states, union, {
             b: benchmark_texts(choice[b]) for b in p.alpha}, n_for, p.batch_size)
         train_matrix = scored.matrix(train_refs, union).T if train_refs else None
-        llm, llm_scores = getattr(p, "llm", None), None
-        if llm:
-            from vlcomp.text.hf_text_scorers import CausalLMPrior
-
-            llm_scores = CausalLMPrior(llm["model"], p.device, llm.get("batch_size", 64),
-                                       llm.get("revision")).score(union)
-            log.info("and the text-only LM %s", llm["model"])
+        llm_paths = dict(zip(named(p, "llm"), named(inp, "llm_priors"), strict=True))
+        llm_scores = llm_prior_scores({n: read_parquet(f) for n, f in llm_paths.items()},
+                                      union, llm_paths)
+        if llm_scores:
+            log.info("and the text-only LM priors %s", sorted(llm_scores))
         for name, path in zip(p.alpha, out.priors, strict=True):
             write_parquet(prior_table(benchmark_texts(choice[name]), union,
                                       null_matrix[:, : n_for[name]], train_matrix, llm_scores),

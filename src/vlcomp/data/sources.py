@@ -394,6 +394,22 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
         notes="BLIP's pre-training checkpoint, ViT-L, LAION-114M (VisualGPTScore's model); "
               "rule convert_blip turns it into a transformers captioner (hf_blip_lm)",
         licence="BSD-3-Clause (salesforce/BLIP)"),
+    Source(
+        "blip2_pretrained", files=(RemoteFile(
+            "models/blip2/blip2_pretrained.pth",
+            "https://storage.googleapis.com/sfr-vision-language-research/LAVIS/models/BLIP2/"
+            "blip2_pretrained.pth"),),
+        hub_id="Salesforce/blip2-itm-vit-g",
+        notes="LAVIS' BLIP-2 stage-1 checkpoint (EVA ViT-g, the URL of LAVIS' "
+              "configs/models/blip2/blip2_pretrain.yaml): only its Q-Former LM head "
+              "(Qformer.cls.predictions.*) is read, which transformers' conversion to "
+              "Salesforce/blip2-itm-vit-g dropped (hf_blip2_qformer_lm); no published hash: "
+              "the lock file pins it",
+        licence="BSD-3-Clause (salesforce/LAVIS)"),
+    Source("blip2_flan_t5_xl", hub_id="Salesforce/blip2-flan-t5-xl",
+           notes="BLIP-2 with FLAN-T5-XL (ViT-g; VisualGPTScore's appendix used the ViT-L "
+                 "variant, which transformers cannot load) (hf_blip2_lm)",
+           licence="MIT (the hub card)"),
 )}
 
 

@@ -189,8 +189,10 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
         return round(100 * float(aggregate(blind, every)[0]), 4)
 
     curve = pd.DataFrame({"alpha": alphas, "accuracy": np.round(100 * accuracy, 4)})
-    per_image = {}
+    per_image, oracle = {}, {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)}
     if len(items) and (items["protocol"] == "pair").all():
+        image = pair_image_scores(items)
+        oracle["pair"] = pair_scores_of(correct[:, int(np.argmax(accuracy))], image)
         ends = alphas[[0, -1]]
         at = pair_image_accuracy(items, prior, ends)
         per_image = {"per_image": {
@@ -204,11 +206,88 @@ def alpha_curve(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
         "accuracy_prior_only": prior_only(prior),
         **{f"accuracy_prior_only_{name}": prior_only(p)
            for name, p in (other_priors or {}).items()},
-        "oracle": {"alpha": oracle_alpha, "accuracy": round(100 * oracle_accuracy, 4)},
+        "oracle": oracle,
         "validation": _in_percent(validation),
         **per_image,
     }
     return curve, summary
+
+
+def pair_columns_at(items: pd.DataFrame, prior: Mapping[str, float],
+                    alpha: float) -> dict[str, np.ndarray]:
+    """Per 2 × 2 pair item, the seven pair columns (`vlcomp.metrics.choice`: text, image and
+    group score among them) of score_α = S[image, text] − α log P(text): the image score does
+    not depend on α, the text and group scores do."""
+    from vlcomp.metrics.choice import as_matrix, pair_scores_batch
+
+    if not len(items):
+        raise ValueError("pair columns of no items")
+    matrices, policies = [], set()
+    for item in items.itertuples(index=False):
+        if item.protocol != "pair":
+            raise ValueError(f"item {item.item_id!r}: pair columns need pair items")
+        p = _prior_of(item.texts, prior, item.item_id)
+        matrices.append(as_matrix(item.scores) - alpha * p[None, :])
+        policies.add(item.tie_policy)
+    if len(policies) != 1:
+        raise ValueError(f"pair items mix tie policies {sorted(policies)}")
+    return pair_scores_batch(np.stack(matrices), policies.pop())
+
+
+def pair_image_scores(items: pd.DataFrame) -> np.ndarray:
+    """bool per 2 × 2 pair item: its image score (each caption prefers its own image), which
+    α does not change."""
+    return pair_columns_at(items, {t: 0.0 for ts in items["texts"] for t in ts}, 0.0)["T2I"]
+
+
+def pair_scores_of(text: np.ndarray, image: np.ndarray,
+                   mask: np.ndarray | None = None) -> dict[str, float]:
+    """Text (``I2T``), image (``T2I``) and group score in % of pair items from their text
+    correctness at one α (a column of `item_correct_over_alphas`) and image correctness."""
+    keep = np.ones(len(text), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    text, image = np.asarray(text, bool)[keep], np.asarray(image, bool)[keep]
+    return {k: round(100 * float(v.mean()), 4)
+            for k, v in (("I2T", text), ("T2I", image), ("Group", text & image))}
+
+
+def subset_oracle_scores(items: pd.DataFrame, prior: Mapping[str, float],
+                         subsets: Mapping[str, np.ndarray], step: float = 0.001,
+                         ) -> dict[str, dict[str, Any]]:
+    """Per named subset of 2 × 2 pair items (a boolean mask over ``items``), the oracle α* of
+    its own text score (the smallest best α on the grid) and its text, image and group
+    scores at α = 0 and at α*, with its size ``n`` (VisualGPTScore Table 13: Winoground per
+    Diwan tag)."""
+    alphas = alpha_grid(step)
+    correct = item_correct_over_alphas(items, prior, alphas)
+    image = pair_image_scores(items)
+    out = {}
+    for name, mask in subsets.items():
+        mask = np.asarray(mask, dtype=bool)
+        if not mask.any():
+            continue
+        k = int(np.argmax(correct[mask].mean(axis=0)))  # first maximum: the smallest α
+        out[name] = {"n": int(mask.sum()), "alpha": float(alphas[k]),
+                     "alpha0": pair_scores_of(correct[:, 0], image, mask),
+                     "oracle": pair_scores_of(correct[:, k], image, mask)}
+    return out
+
+
+def held_out_accuracy(items: pd.DataFrame, *, metric: str,
+                      options: Mapping[str, Any] | None = None, seed: int = 0,
+                      repeats: int = 10) -> dict[str, Any]:
+    """A score without α (an ITM model's pair scores, in ``scores``) on `alpha_curve`'s
+    validation protocol: its headline accuracy on all items and on each held-out half of the
+    same seeded splits (they depend on the item count, ``seed`` and the repeat only), mean ±
+    std: VisualGPTScore Table 4a's ITMScore row beside the generative rows' halves."""
+    zero = {t: 0.0 for texts in items["texts"] for t in texts}
+    alphas = np.zeros(1)
+    correct = item_correct_over_alphas(items, zero, alphas)
+    aggregate = headline_aggregate(items, metric, options)
+    validation = validation_alpha(correct, alphas, seed=seed, repeats=repeats,
+                                  aggregate=aggregate)
+    accuracy = float(aggregate(correct, np.arange(len(items)))[0])
+    return {"metric": metric, "n_items": len(items), "accuracy": round(100 * accuracy, 4),
+            "validation": _in_percent(validation)}
 
 
 def _in_percent(validation: dict[str, Any]) -> dict[str, Any]:

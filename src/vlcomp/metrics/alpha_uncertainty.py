@@ -28,6 +28,7 @@ from vlcomp.metrics.alpha_curves import (
     item_correct_over_alphas,
     kept_subsets,
     pair_image_correct,
+    pair_image_scores,
     prior_only_items,
 )
 from vlcomp.metrics.debias import alpha_grid
@@ -208,6 +209,27 @@ class ProcedureBootstrap:
         return pd.DataFrame(self.rows, columns=COLUMNS)
 
 
+def _add_oracle_pair(boot: ProcedureBootstrap, correct: np.ndarray, image: np.ndarray,
+                     counted: np.ndarray, groups: np.ndarray | None) -> None:
+    """``oracle.pair.{I2T,T2I,Group}``: the text, image and group scores of 2 × 2 pair items
+    at each resample's own oracle α* (picked on its text score, as ``oracle.accuracy``)."""
+    width = correct.shape[1]
+    parts = [GroupedCurves(correct, counted, groups),
+             GroupedCurves(correct & image[:, None], counted, groups),
+             GroupedCurves(image[:, None], counted, groups)]
+
+    def statistic(draw: Callable[[np.ndarray], np.ndarray]) -> dict[str, np.ndarray]:
+        full = draw(np.ones(len(correct)))
+        text, group, image_score = full[:, :width], full[:, width:2 * width], full[:, -1]
+        best, rows = _argmax(text), np.arange(len(full))
+        return {"oracle.pair.I2T": text[rows, best], "oracle.pair.T2I": image_score,
+                "oracle.pair.Group": group[rows, best]}
+
+    boot.add(statistic,
+             lambda w, mask: np.concatenate([c.curves(w * mask) for c in parts], axis=1),
+             lambda mask: np.concatenate([c.leave_one_out(mask) for c in parts], axis=1))
+
+
 def alpha_intervals(items: pd.DataFrame, prior: Mapping[str, float], *, metric: str,
                     benchmark: str, options: Mapping[str, Any] | None = None,
                     step: float = 0.001, seed: int = 0, repeats: int = 10,
@@ -221,10 +243,13 @@ def alpha_intervals(items: pd.DataFrame, prior: Mapping[str, float], *, metric: 
     counted, groups = headline_grouping(items, metric, options)
     boot = ProcedureBootstrap(len(items), bootstrap_rng(benchmark, bootstrap_seed),
                               n_resamples=n_resamples, confidence=confidence, method=method)
-    curves = GroupedCurves(item_correct_over_alphas(items, prior, alphas), counted, groups)
+    correct = item_correct_over_alphas(items, prior, alphas)
+    curves = GroupedCurves(correct, counted, groups)
     splits = validation_splits(len(items), seed, repeats)
     boot.add(alpha_statistics(curves, alphas, splits),
              lambda w, mask: curves.curves(w * mask), curves.leave_one_out)
+    if len(items) and (items["protocol"] == "pair").all():
+        _add_oracle_pair(boot, correct, pair_image_scores(items), counted, groups)
     fixed = {}
     for name, p in {"": prior, **{f"_{k}": v for k, v in (other_priors or {}).items()}}.items():
         blind = item_correct_over_alphas(prior_only_items(items, p), p, alphas[:1])

@@ -94,3 +94,28 @@ def winoground_no_tag_metrics(df: pd.DataFrame, *, benchmark: str | None = None)
             name: pair_entry(columns, np.array([name in ts for ts in tags], dtype=bool))
             for name in names[1:]}
     return out
+
+
+def tag_masks(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Boolean masks over the rows of a table with ``no_tag`` and ``diwan_tags``: No Tag, then
+    each of Diwan et al.'s tags (an item with several tags is in each)."""
+    tags = [list(t) for t in df["diwan_tags"]]
+    names = [*TAGS, *sorted({t for ts in tags for t in ts} - set(TAGS))]
+    return {NO_TAG: df["no_tag"].astype(bool).to_numpy(),
+            **{name: np.array([name in ts for ts in tags], dtype=bool) for name in names}}
+
+
+def winoground_tag_metrics(df: pd.DataFrame, prior: Mapping[str, float] | None = None, *,
+                           step: float = 0.001, benchmark: str | None = None) -> Metrics:
+    """VisualGPTScore Table 13: Winoground's text, image and group scores per Diwan tag
+    (`winoground_no_tag_metrics`' ``subsets``) and, for a captioner (``prior``: log P(t) per
+    text), each tag's own oracle α* with the scores at it (``oracle``,
+    `vlcomp.metrics.alpha_curves.subset_oracle_scores`)."""
+    from vlcomp.metrics.alpha_curves import subset_oracle_scores
+
+    out = winoground_no_tag_metrics(df, benchmark=benchmark)
+    out["metric"] = "winoground_tags"
+    if prior is not None:
+        out["alpha_step"] = step
+        out["oracle"] = subset_oracle_scores(df, prior, tag_masks(df), step)
+    return out

@@ -1,11 +1,13 @@
 """Build a scorer from a registry entry (`config: models:`), dispatching on `family`.
 
-Every family but ``hf_blip_lm`` is a dual encoder (`Scorer`: ``embed_images`` /
-``embed_texts``). ``hf_blip_itm``, ``hf_flava`` and ``xvlm`` (X-VLM's original retrieval
-checkpoints, `vlcomp.models.xvlm`) also score pairs jointly with their ITM heads
-(``score_pairs``); ``hf_blip_lm`` only scores pairs (``log_likelihood``,
-log P(text | image)), so it serves the pair-scoring steps, not the embedding ones. Family
-``python`` is a researcher's own model, built by a function of theirs
+Every family but the pair-only ones (`vlcomp.config.PAIR_ONLY_FAMILIES`) is a dual encoder
+(`Scorer`: ``embed_images`` / ``embed_texts``). ``hf_blip_itm``, ``hf_flava`` and ``xvlm``
+(X-VLM's original retrieval checkpoints, `vlcomp.models.xvlm`) also score pairs jointly with
+their ITM heads (``score_pairs``). The captioner families (``hf_blip_lm``; BLIP-2 with a
+frozen LLM, ``hf_blip2_lm``; BLIP-2's Q-Former captioner, ``hf_blip2_qformer_lm``) only score
+pairs (``log_likelihood``, log P(text | image)), and so does BLIP-2's Q-Former ITM / ITC
+(``hf_blip2_itm``, no single-vector embedding): they serve the pair-scoring steps, not the
+embedding ones. Family ``python`` is a researcher's own model, built by a function of theirs
 (``factory: "package.module:function"``).
 """
 
@@ -18,6 +20,9 @@ from typing import Any
 from vlcomp.models.base import DualEncoderScorer, Scorer
 from vlcomp.models.checkpoint import load_checkpoint
 from vlcomp.models.hf_blip import BlipItmScorer
+from vlcomp.models.hf_blip2 import Blip2ItmScorer
+from vlcomp.models.hf_blip2_lm import Blip2CaptionScorer
+from vlcomp.models.hf_blip2_qformer_lm import Blip2QFormerCaptionScorer
 from vlcomp.models.hf_blip_lm import BlipCaptionScorer
 from vlcomp.models.hf_dual_encoder import HFDualEncoderScorer
 from vlcomp.models.hf_flava import FlavaScorer
@@ -25,7 +30,7 @@ from vlcomp.models.open_clip_family import OpenClipScorer
 from vlcomp.models.world_clip import world_tokenizer, world_transform
 from vlcomp.models.xvlm import XVLMScorer
 
-# a `Scorer`, or a pair scorer (hf_blip_lm)
+# a `Scorer`, or a pair scorer (the pair-only families)
 ScorerFactory = Callable[[str, dict[str, Any], str], Any]
 
 
@@ -66,6 +71,9 @@ FAMILIES: dict[str, ScorerFactory] = {
     "hf_blip_itm": BlipItmScorer,
     "hf_flava": FlavaScorer,
     "hf_blip_lm": BlipCaptionScorer,
+    "hf_blip2_itm": Blip2ItmScorer,
+    "hf_blip2_lm": Blip2CaptionScorer,
+    "hf_blip2_qformer_lm": Blip2QFormerCaptionScorer,
     "xvlm": XVLMScorer,
     "python": build_python_scorer,
 }
@@ -73,7 +81,7 @@ FAMILIES: dict[str, ScorerFactory] = {
 
 def build_scorer(name: str, entry: dict[str, Any], device: str = "cpu") -> Any:
     """Build the scorer for model `name` from its registry entry (a `Scorer` for every
-    family but ``hf_blip_lm``)."""
+    family but the pair-only ones)."""
     family = entry.get("family")
     factory = FAMILIES.get(family)  # type: ignore[arg-type]
     if factory is None:

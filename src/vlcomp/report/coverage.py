@@ -33,7 +33,14 @@ from typing import Any
 
 import yaml
 
-from vlcomp.config import expand_models, model_groups
+from vlcomp.config import (
+    expand_models,
+    has_embeddings,
+    is_captioner,
+    model_groups,
+    model_role,
+    text_priors,
+)
 from vlcomp.report.labels import (
     ALPHA_KINDS,
     aro6_classification,
@@ -87,12 +94,12 @@ class Run:
         return benchmark_kind(benchmark)
 
     def has(self, model: str, benchmark: str) -> bool:
-        """Whether a model gets a metric record of a benchmark (captioners: no embeddings,
-        so no retrieval or robustness)."""
+        """Whether a model gets a metric record of a benchmark (captioners and BLIP-2's
+        Q-Former ITM: no embeddings, so no retrieval or robustness)."""
         if benchmark not in self.benchmarks:
             return False
         if self.kind(benchmark) in ("retrieval", "robustness"):
-            return self.models[model]["family"] != "hf_blip_lm"
+            return has_embeddings(self.models[model])
         return True
 
     def labels_with(self, benchmark: str) -> list[str]:
@@ -105,9 +112,15 @@ class Run:
         spread over Order's perturbation seeds."""
         return len(self.groups[label]) > 1 or self.kind(benchmark) == "order"
 
-    def generative(self) -> list[str]:
+    def role(self, label: str) -> str:
+        """VisualGPTScore Table 1's role of a row (`vlcomp.config.model_role`)."""
+        return model_role(self.models[self.groups[label][0]])
+
+    def generative(self, retrieval: bool = False) -> list[str]:
+        """Captioner rows (``retrieval``: those scoring the log P(t|i) galleries)."""
         return [label for label, members in self.groups.items()
-                if self.models[members[0]]["family"] == "hf_blip_lm"]
+                if is_captioner(self.models[members[0]])
+                and (not retrieval or self.models[members[0]].get("retrieval", True))]
 
     def source(self, benchmark: str) -> str:
         return self.config["benchmarks"].get(benchmark, {}).get("source", "world")
@@ -269,18 +282,19 @@ def _vgs_table1(run: Run) -> TableCells:
 
 
 def _vgs_table2(run: Run) -> TableCells:
-    from vlcomp.report.visualgptscore import PAIR_KINDS, alpha_column, benchmark_name
+    from vlcomp.report.visualgptscore import PAIR_KINDS, alpha_column, benchmark_name, llm_row
 
     table = TableCells()
     names = vgs_names(run.config)
-    llm = "llm" in run.config.get("visualgptscore", {})
+    llms = [llm_row(lm["label"]) for lm in text_priors(dict(run.config))]
     for label in run.generative():
-        measures = ["", " P(t|null)", " PMI"] + [" P_LLM(t)"] * llm
+        measures = ["", " P(t|null)", " PMI"]
         for benchmark in run.benchmarks:
             kind = run.kind(benchmark)
             if kind not in ALPHA_KINDS:
                 continue
-            table.add([label + m for m in measures], [alpha_column(benchmark, kind, names)])
+            table.add([label + m for m in measures] + llms,
+                      [alpha_column(benchmark, kind, names)])
             if kind in PAIR_KINDS:
                 table.add([label + m for m in ("", " P(t|null)", " PMI")],
                           [f"{benchmark_name(benchmark, names)} Per-Image"])
@@ -292,6 +306,15 @@ def _vgs_table4(run: Run) -> TableCells:
 
     table = TableCells()
     names = vgs_names(run.config)
+    halves = ("bivlc", "winoground")  # the ITM rows' held-out pair sets
+    for label in [lb for lb in run.groups if run.role(lb) == "itm"] if run.generative() else []:
+        for benchmark in run.benchmarks:
+            kind, name = run.kind(benchmark), benchmark_name(benchmark, names)
+            if kind in halves:
+                column = alpha_column(benchmark, kind, names)
+                table.add([label], [column, column + STD])
+            elif kind == "retrieval" and label in run.labels_with(benchmark):
+                table.add([label], [f"{name} I2T R@1", f"{name} I2T R@5"])
     for label in run.generative():
         variants = [label, f"{label} (alpha=1)", f"{label} (alpha=alpha*val)"]
         oracle = f"{label} (oracle alpha*)"
@@ -302,12 +325,82 @@ def _vgs_table4(run: Run) -> TableCells:
                 table.add(variants, [column, column + STD])
                 table.add([variants[2]], [f"{name} alpha*", f"{name} alpha*{STD}"])
                 table.add([oracle], [column, f"{name} alpha*"])
-            elif kind == "retrieval":
+            elif kind == "retrieval" and label in run.generative(retrieval=True):
                 i2t = [f"{name} I2T R@1", f"{name} I2T R@5"]
                 table.add(variants, i2t)
                 table.add([variants[2], oracle], [f"{name} alpha*"])
                 table.add([oracle], i2t[:1])
                 table.add([label], [f"{name} T2I R@1", f"{name} T2I R@5"])
+    return table
+
+
+def _appendix_labels(run: Run, families: Iterable[str]) -> list[str]:
+    """Rows of the appendix tables: the labels of the models of these families."""
+    families = tuple(families)
+    return [label for label, members in run.groups.items()
+            if run.models[members[0]]["family"] in families]
+
+
+def _vgs_table10(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import HEADLINES, benchmark_name
+    from vlcomp.report.visualgptscore_appendix import BLIP2_FAMILIES, TABLE10_KINDS
+
+    table = TableCells()
+    labels = _appendix_labels(run, BLIP2_FAMILIES)
+    names = vgs_names(run.config)
+    for benchmark in run.benchmarks if labels else []:
+        kind = run.kind(benchmark)
+        if kind in TABLE10_KINDS:
+            table.add(["Random", *labels], [benchmark_name(benchmark, names) + suffix
+                                            for suffix, _ in HEADLINES[kind]])
+    return table
+
+
+def _vgs_table11(run: Run) -> TableCells:
+    from vlcomp.report.visualgptscore import benchmark_name
+    from vlcomp.report.visualgptscore_appendix import (
+        ALPHA1,
+        BLIP2_FAMILIES,
+        BLIP_FAMILIES,
+        ORACLE,
+        PAIR_SCORES,
+    )
+
+    table = TableCells()
+    labels = _appendix_labels(run, BLIP_FAMILIES + BLIP2_FAMILIES)
+    names = vgs_names(run.config)
+    for benchmark in run.benchmarks if labels else []:
+        if run.kind(benchmark) != "winoground":
+            continue
+        name = benchmark_name(benchmark, names)
+        scores = [name + suffix for suffix in PAIR_SCORES]
+        table.add(labels, scores)
+        captioners = [lb for lb in labels if run.role(lb) == "generative"]
+        table.add([lb + ALPHA1 for lb in captioners], scores[:1])
+        table.add([lb + ORACLE for lb in captioners], [*scores, f"{name} alpha*"])
+    return table
+
+
+def _vgs_table13(run: Run) -> TableCells:
+    from vlcomp.data.winoground_tags import NO_TAG, TAGS
+    from vlcomp.report.visualgptscore_appendix import (
+        BLIP2_FAMILIES,
+        BLIP_FAMILIES,
+        ORACLE,
+        PAIR_SCORES,
+        tag_label,
+    )
+
+    table = TableCells()
+    labels = _appendix_labels(run, BLIP_FAMILIES + BLIP2_FAMILIES)
+    if not labels or "winoground" not in run.benchmarks or run.source("winoground") != "release":
+        return table
+    for tag in (NO_TAG, *TAGS):  # every tag holds items in Diwan et al.'s file
+        prefix = f"Winoground {tag_label(tag)}"
+        scores = [prefix + suffix for suffix in PAIR_SCORES]
+        table.add(labels, [*scores, f"{prefix} n"], data=True)
+        table.add([lb + ORACLE for lb in labels if run.role(lb) == "generative"],
+                  [*scores, f"{prefix} alpha*"], data=True)
     return table
 
 
@@ -335,14 +428,18 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
         "visualgptscore/table1": _vgs_table1(run),
         "visualgptscore/table2": _vgs_table2(run),
         "visualgptscore/table4": _vgs_table4(run),
+        "visualgptscore/table10": _vgs_table10(run),
+        "visualgptscore/table11": _vgs_table11(run),
+        "visualgptscore/table13": _vgs_table13(run),
     }
 
 
 # rows a table derives from a model's label, as the papers name them: VisualGPTScore's α
 # variants and priors, BiVLC's detector systems
-ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=1)", " P(t|null)", "/Det")
-# published rows that name a text-only LM prior or PMI: (paper, row) -> (model row, suffix)
+ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
+# published rows that name PMI: (paper, row) -> (model row, suffix)
 PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
+# VisualGPTScore Table 2a's text-only LM rows, by the part of a model id that names them
 LLM_ROWS = {"opt": "OPT", "bart": "BART", "flan-t5": "FLAN-T5"}
 
 
@@ -364,18 +461,21 @@ def row_counterparts(config: Mapping[str, Any], paper: str, row: str) -> list[st
     """Our row labels that reproduce a published row of ``paper``: the labels of the models
     whose entry names it (``published_as.{paper}``) or, without such a key for that paper,
     whose label it is. Robustness rows ``gallery / strategy / model`` map their last part;
-    VisualGPTScore's ``X (alpha=1)``-style rows and BiVLC's ``X/Det`` map ``X``; ``PMI`` and
-    the text-only LM's name (``OPT``) map VisualGPTScore's own model's PMI / P_LLM(t) rows."""
+    VisualGPTScore's ``X (alpha=1)``-style rows and BiVLC's ``X/Det`` map ``X``; ``PMI`` maps
+    VisualGPTScore's own model's PMI row, and a text-only LM's name (``BART``, ``FLAN-T5``,
+    ``OPT``) the ``P_LLM(t) {label}`` rows of the configured LMs whose model id names it."""
+    from vlcomp.report.visualgptscore import llm_row
+
     models = expand_models(dict(config))
     prefix, _, name = row.rpartition(" / ")
     suffix = next((s for s in ROW_SUFFIXES if name.endswith(s)), "")
     base = name.removesuffix(suffix) if suffix else name
-    llm = str(config.get("visualgptscore", {}).get("llm", {}).get("model", "")).lower()
-    derived = dict(PRIOR_ROWS)
-    derived |= {(paper, label): ("VisualGPTScore", " P_LLM(t)")
-                for key, label in LLM_ROWS.items() if key in llm.rsplit("/", 1)[-1]}
-    if not suffix and (paper, name) in derived:
-        base, suffix = derived[(paper, name)]
+    if paper == "visualgptscore" and name in LLM_ROWS.values():  # text-only: no captioner
+        key = next(k for k, v in LLM_ROWS.items() if v == name)
+        return [llm_row(lm["label"]) for lm in text_priors(dict(config))
+                if key in str(lm["model"]).lower().rstrip("/").rsplit("/", 1)[-1]]
+    if not suffix and (paper, name) in PRIOR_ROWS:
+        base, suffix = PRIOR_ROWS[(paper, name)]
     labels = _model_rows(models, paper, base)
     return [f"{prefix} / {lb}{suffix}" if prefix else f"{lb}{suffix}" for lb in labels]
 

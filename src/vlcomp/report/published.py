@@ -31,6 +31,12 @@ COMPARED = {
     "visualgptscore/table1": ("visualgptscore", ["table1"]),
     "visualgptscore/table2": ("visualgptscore", ["table2a", "table2b"]),
     "visualgptscore/table4": ("visualgptscore", ["table4a"]),
+    # the appendix: BLIP-2 on ARO / Crepe / VL-CheckList; text, image and group scores of BLIP
+    # and BLIP-2 on Winoground / EqBen (Table 12's BLIP rows are Table 11's, with groups);
+    # Winoground per Diwan tag
+    "visualgptscore/table10": ("visualgptscore", ["table10"]),
+    "visualgptscore/table11": ("visualgptscore", ["table11", "table12"]),
+    "visualgptscore/table13": ("visualgptscore", ["table13"]),
 }
 # The world's tables name ARO's order and retrieval tasks without a dataset: they stand for
 # the COCO ones (the world's captions are COCO-like), as the paper configuration labels them;

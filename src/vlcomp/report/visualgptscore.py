@@ -4,8 +4,9 @@ the α-curve records of generative models (`vlcomp.metrics.alpha_curves`,
 
 * ``method_table`` (Table 1): each benchmark's headline for chance, every ITM, generative
   (VisualGPTScore, α = 0) and discriminative model, and the best discriminative one.
-* ``prior_table`` (Table 2): the accuracy of a language prior alone (P_LLM(t), P(t|null): the
-  text with the highest prior wins, whatever the image), of P(t|i) (α = 0) and of PMI (α = 1).
+* ``prior_table`` (Table 2): the accuracy of a language prior alone (each text-only LM's
+  P_LLM(t), a captioner's P(t|null): the text with the highest prior wins, whatever the
+  image), of P(t|i) (α = 0) and of PMI (α = 1).
   On 2 × 2 pair benchmarks also the per-image accuracy (chance 50 %).
 * ``alpha_table`` (Table 4): α = 0, α = 1 and α* picked on validation halves (held-out
   accuracy and α*, mean ± std over repeats), and the oracle α* picked on all items.
@@ -42,8 +43,9 @@ HEADLINES = {
     "crepe": [("", "accuracy")],
     "vl_checklist": [("", "relation")],
 }
-PRIOR_MEASURES = {" P_LLM(t)": "accuracy_prior_only_llm", " P(t|null)": "accuracy_prior_only",
-                  "": "accuracy_alpha0", " PMI": "accuracy_alpha1"}
+PRIOR_MEASURES = {" P(t|null)": "accuracy_prior_only", "": "accuracy_alpha0",
+                  " PMI": "accuracy_alpha1"}
+LLM_ROW = "P_LLM(t)"  # Table 2's text-only LM rows: "P_LLM(t) {LM label}"
 PER_IMAGE = {" P(t|null)": "prior_only", "": "alpha0", " PMI": "alpha1"}
 
 Records = Mapping[str, Mapping[str, Mapping[str, Any]]]  # model -> benchmark -> record
@@ -119,12 +121,21 @@ def method_table(results: Records, metrics: Mapping[str, str],
     return _frame(rows, [c for c, _, _ in columns])
 
 
+def llm_row(label: str) -> str:
+    """Table 2's row of a text-only LM prior (``visualgptscore.llm`` entry label)."""
+    return f"{LLM_ROW} {label}"
+
+
 def prior_table(records: Records, labels: Mapping[str, str],
-                names: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Table 2: per model, the accuracy of P_LLM(t) (when a text-only LM is configured),
-    P(t|null), P(t|i) (the row named by the model's label) and PMI on every benchmark; on
-    pair benchmarks also their per-image accuracy (``"{name} Per-Image"``)."""
-    rows: dict[str, dict[str, float]] = {}
+                names: Mapping[str, str] | None = None,
+                llms: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Table 2: per model, the accuracy of P(t|null), P(t|i) (the row named by the model's
+    label) and PMI on every benchmark; on pair benchmarks also their per-image accuracy
+    (``"{name} Per-Image"``). ``llms`` (name -> label of each text-only LM prior, whose
+    accuracy a record holds as ``accuracy_prior_only_llm_{name}``) add one row per LM,
+    ``P_LLM(t) {label}``, first: a text-only score is the same whichever captioner's record
+    carries it (the first one's is shown)."""
+    rows: dict[str, dict[str, float]] = {llm_row(lb): {} for lb in (llms or {}).values()}
     columns: list[str] = []
     for model, per_model in records.items():
         label = labels.get(model, model)
@@ -135,28 +146,50 @@ def prior_table(records: Records, labels: Mapping[str, str],
             for col in (column, per_image if "per_image" in record else None):
                 if col and col not in columns:
                     columns.append(col)
+            for name, lm_label in (llms or {}).items():
+                key = f"accuracy_prior_only_llm_{name}"
+                if key in record:
+                    rows[llm_row(lm_label)].setdefault(column, record[key])
             for measure, key in PRIOR_MEASURES.items():
                 if key in record:
                     rows.setdefault(label + measure, {})[column] = record[key]
             for measure, key in PER_IMAGE.items():
                 if "per_image" in record:
                     rows.setdefault(label + measure, {})[per_image] = record["per_image"][key]
-    return _frame(rows, columns)
+    return _frame({row: values for row, values in rows.items() if values}, columns)
 
 
 def alpha_table(records: Records, labels: Mapping[str, str],
                 names: Mapping[str, str] | None = None,
-                retrieval: Records | None = None) -> pd.DataFrame:
+                retrieval: Records | None = None, itm: Records | None = None,
+                itm_retrieval: Records | None = None) -> pd.DataFrame:
     """Table 4: per model, α = 0 (the row named by its label), α = 1 and the validation α*
     (held-out accuracy mean ± std over repeats, and α* in ``"{name} alpha*"``), then the
     oracle α* picked on all items. ``retrieval`` records (`generative_retrieval`) add
-    ``"{name} I2T R@1"``/``R@5`` at each α, their α* and the raw ``T2I`` recalls."""
+    ``"{name} I2T R@1"``/``R@5`` at each α, their α* and the raw ``T2I`` recalls.
+
+    Table 4a's ITMScore rows come first, one per ITM model (labelled by ``labels``): its
+    held-out accuracy on the same halves (``itm``: `held_out_accuracy` records, mean ± std)
+    and its I2T R@1 / R@5 (``itm_retrieval``: the model's retrieval metric records, which
+    rank by its embeddings)."""
     rows: dict[str, dict[str, float]] = {}
     columns: list[str] = []
 
     def put(row: str, values: dict[str, float]) -> None:
         rows.setdefault(row, {}).update(values)
         columns.extend(c for c in values if c not in columns)
+
+    for model in dict.fromkeys([*(itm or {}), *(itm_retrieval or {})]):
+        label = labels.get(model, model)
+        for benchmark in _benchmarks({model: (itm or {}).get(model, {})}):
+            record = itm[model][benchmark]  # type: ignore[index]
+            held = record["validation"]["summary"]["test_accuracy"]
+            col = alpha_column(benchmark, record["metric"], names)
+            put(label, {col: held["mean"], f"{col} std": held["std"]})
+        for benchmark, record in sorted((itm_retrieval or {}).get(model, {}).items()):
+            name = benchmark_name(benchmark, names)
+            put(label, {f"{name} I2T R@1": record["overall"]["i2t_r1"],
+                        f"{name} I2T R@5": record["overall"]["i2t_r5"]})
 
     for model, per_model in records.items():
         label = labels.get(model, model)
@@ -251,13 +284,14 @@ def _bounded(records: Records, intervals: Mapping[IntervalKey, pd.DataFrame],
 
 def interval_tables(records: Records, retrieval: Records,
                     intervals: Mapping[IntervalKey, pd.DataFrame], labels: Mapping[str, str],
-                    names: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
+                    names: Mapping[str, str] | None = None,
+                    llms: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
     """Tables 2 and 4 as long ``row, column, value, ci_low, ci_high`` frames: every cell
     with a bootstrap interval (`vlcomp.metrics.alpha_uncertainty`), laid out by the same
     builders as the tables themselves."""
     def build(bound: str) -> dict[str, pd.DataFrame]:
         rec, ret = (_bounded(records, intervals, bound), _bounded(retrieval, intervals, bound))
-        return {"table2": prior_table(rec, labels, names),
+        return {"table2": prior_table(rec, labels, names, llms),
                 "table4": alpha_table(rec, labels, names, ret)}
 
     tables = {bound: build(bound) for bound in ("value", "ci_low", "ci_high")}

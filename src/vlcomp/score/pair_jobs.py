@@ -7,7 +7,7 @@ ARO's benchmarks: ``pair_benchmarks``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -62,11 +62,12 @@ def benchmark_texts(items: pd.DataFrame) -> list[str]:
 
 def prior_table(texts: Sequence[str], union: Sequence[str], null_per_image: np.ndarray,
                 train_per_image: np.ndarray | None = None,
-                llm: np.ndarray | None = None) -> pd.DataFrame:
+                llm: Mapping[str, np.ndarray] | None = None) -> pd.DataFrame:
     """One benchmark's prior table from priors over the ``union`` of all benchmarks' texts:
     ``text``, ``log_prior_null`` (log-mean-exp over null images), ``log_p_text_given_null``
-    (per null image), and ``log_prior_train`` / ``log_prior_llm`` when given. Each array's
-    rows follow ``union`` (``train_per_image``: texts × training images)."""
+    (per null image), ``log_prior_train`` when given, and ``log_prior_llm_{name}`` per
+    text-only LM (``llm``: name -> log P_LLM(t)). Each array's rows follow ``union``
+    (``train_per_image``: texts × training images)."""
     row = {t: k for k, t in enumerate(union)}
     missing = [t for t in texts if t not in row]
     if missing:
@@ -77,9 +78,26 @@ def prior_table(texts: Sequence[str], union: Sequence[str], null_per_image: np.n
                           "log_p_text_given_null": [list(r) for r in null]})
     if train_per_image is not None:
         table["log_prior_train"] = log_mean_exp(np.asarray(train_per_image)[rows], axis=1)
-    if llm is not None:
-        table["log_prior_llm"] = np.asarray(llm, np.float64)[rows]
+    for name, scores in (llm or {}).items():
+        table[f"log_prior_llm_{name}"] = np.asarray(scores, np.float64)[rows]
     return table
+
+
+def llm_prior_scores(tables: Mapping[str, pd.DataFrame], union: Sequence[str],
+                     paths: Mapping[str, str] | None = None) -> dict[str, np.ndarray]:
+    """Per text-only LM (name -> its ``text, log_prior`` table, rule llm_prior), log P_LLM(t)
+    of every text of ``union`` in order; a text the table lacks is an error naming the LM's
+    file (``paths``) and the text."""
+    out = {}
+    for name, table in tables.items():
+        found = dict(zip(table.text, table.log_prior, strict=True))
+        missing = [t for t in union if t not in found]
+        if missing:
+            where = (paths or {}).get(name, name)
+            raise KeyError(f"{where}: no log P_LLM(t) for text {missing[0]!r} "
+                           f"({len(missing)} texts missing)")
+        out[name] = np.array([found[t] for t in union], dtype=np.float64)
+    return out
 
 
 def cosine_item_scores(items: pd.DataFrame, image_npys: Sequence[str],

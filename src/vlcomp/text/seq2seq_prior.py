@@ -19,9 +19,11 @@ Checkpoints (paper, Section 4): ``facebook/bart-base``, ``google/flan-t5-xl``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from vlcomp.text.hf_text_scorers import CausalLMPrior, _HFScorer
 
@@ -110,3 +112,19 @@ def lm_prior(model_id: str, device: str = "cpu", batch_size: int = 64,
         raise ValueError(f"{model_id!r} is a causal LM; options {sorted(seq2seq)} apply only "
                          "to encoder-decoder LMs")
     return CausalLMPrior(model_id, device, batch_size, revision)
+
+
+SEQ2SEQ_OPTIONS = ("source", "reduction", "max_length")
+
+
+def text_prior_table(entry: dict[str, Any], texts: Sequence[str],
+                     device: str = "cpu") -> pd.DataFrame:
+    """``text, log_prior``: log P_LLM(t) of every text under the LM of a
+    ``visualgptscore.llm`` entry (``model``, ``revision``, ``batch_size``; encoder-decoder
+    options ``source``, ``reduction``, ``max_length``), through `lm_prior`."""
+    options = {k: entry[k] for k in SEQ2SEQ_OPTIONS if k in entry}
+    scorer = lm_prior(entry["model"], device, int(entry.get("batch_size", 64)),
+                      entry.get("revision"), **options)
+    texts = list(texts)
+    scores = scorer.score(texts) if texts else np.zeros(0)
+    return pd.DataFrame({"text": texts, "log_prior": np.asarray(scores, np.float64)})

@@ -1,0 +1,19 @@
+"""VisualGPTScore appendix Table 10: chance and the BLIP-2 models on ARO, Crepe and
+VL-CheckList (Table 1's layout)."""
+
+from pathlib import Path
+
+from vlcomp.io import read_parquet
+from vlcomp.jobs import job_log
+from vlcomp.report.tables import read_results, write_table
+from vlcomp.report.visualgptscore import chance_level
+from vlcomp.report.visualgptscore_appendix import blip2_table
+
+with job_log(snakemake.log[0]) as log:
+    p = snakemake.params
+    results = read_results(snakemake.input.metrics)
+    chance = {Path(f).stem: chance_level(read_parquet(f), p.metrics[Path(f).stem])
+              for f in snakemake.input.benchmarks}
+    table = blip2_table(results, p.metrics, chance, p.groups, p.roles, p.names)
+    write_table(table, Path(snakemake.output.csv).with_suffix(""), notes=p.notes)
+    log.info("\n%s", table)

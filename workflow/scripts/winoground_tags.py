@@ -1,0 +1,29 @@
+"""One model's Winoground scores per Diwan et al. tag (VisualGPTScore Table 13); for a
+captioner also each tag's own oracle alpha* and the scores at it."""
+
+from vlcomp.data.winoground_tags import add_diwan_tags, read_tag_assignments
+from vlcomp.io import read_parquet, write_json
+from vlcomp.jobs import job_log
+from vlcomp.metrics.eqben import winoground_tag_metrics
+
+with job_log(snakemake.log[0]) as log:
+    p, inp = snakemake.params, snakemake.input
+    items = add_diwan_tags(read_parquet(inp.winoground), read_tag_assignments(inp.tags),
+                           exclude=p.exclude)
+    scores = read_parquet(inp.scores)
+    merged = items.merge(scores[["item_id", "scores"]], on="item_id", how="inner",
+                         validate="one_to_one")
+    if len(merged) != len(items):
+        raise ValueError(f"{inp.scores}: scores for {len(merged)} of {len(items)} items")
+    prior, prior_path = None, getattr(inp, "prior", None)
+    if prior_path:
+        table = read_parquet(prior_path)
+        column = f"log_prior_{p.prior}"
+        if column not in table:
+            raise ValueError(f"{prior_path}: no column {column!r}")
+        prior = dict(zip(table.text, table[column], strict=True))
+    record = winoground_tag_metrics(merged, prior, step=p.step, benchmark="winoground")
+    record["model"] = snakemake.wildcards.model
+    write_json(record, snakemake.output[0])
+    log.info("%s", {tag: (s["n"], s["I2T"], s["T2I"], s["Group"])
+                    for tag, s in record["subsets"].items()})
