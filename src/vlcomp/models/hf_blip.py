@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
-from vlcomp.models.vision_reuse import encode_distinct
+from vlcomp.models.vision_reuse import DistinctImagePairs
 
 DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
 PAPER_MODELS = ("Salesforce/blip-itm-base-coco", "Salesforce/blip-itm-large-coco")
@@ -56,8 +56,10 @@ def enc_token_id(tokenizer: Any, model: str) -> int:
     return int(found)
 
 
-class BlipItmScorer:
+class BlipItmScorer(DistinctImagePairs):
     """ITC embeddings and ITM pair scores of a ``BlipForImageTextRetrieval`` (lazy loading)."""
+
+    pair_kinds = PAIR_SCORES
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
         self.name, self.device = name, device
@@ -114,13 +116,6 @@ class BlipItmScorer:
                 out.append(F.normalize(self._model.text_proj(states[:, 0, :]), dim=-1))
         return torch.cat(out).float().cpu().numpy() if out else np.zeros((0, 0), np.float32)
 
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
-        """The vision tower's last hidden states of each distinct image object (n, patches, d);
-        `score_pairs_given_states` and `embed_image_states` read them."""
-        self._load()
-        with torch.inference_mode():
-            return encode_distinct(images, self._vision_states, batch_size)[0]
-
     def _vision_states(self, batch: Sequence[Image.Image]) -> torch.Tensor:
         return self._model.vision_model(pixel_values=self._pixels(batch))[0]
 
@@ -131,29 +126,13 @@ class BlipItmScorer:
             features = self._model.vision_proj(states[:, 0, :])
             return F.normalize(features, dim=-1).float().cpu().numpy()
 
-    def score_pairs(
-        self, images: Sequence[Image.Image], texts: Sequence[str], kind: str = "itm_logit",
-        batch_size: int = 64,
-    ) -> np.ndarray:
-        """One score per aligned pair."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        if kind not in PAIR_SCORES:
-            raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._vision_states, batch_size)
-        return self.score_pairs_given_states(states, index, texts, kind=kind,
-                                             batch_size=batch_size)
-
     def score_pairs_given_states(
         self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],
         kind: str = "itm_logit", batch_size: int = 64,
     ) -> np.ndarray:
         """The ``kind`` score of texts[k] against the image whose vision states are
         ``states[index[k]]``, for every k."""
-        if kind not in PAIR_SCORES:
-            raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
+        kind = self.check_pair_kind(kind)
         self._load()
         model, out = self._model, []
         with torch.inference_mode():

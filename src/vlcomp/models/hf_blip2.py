@@ -35,20 +35,16 @@ import torch.nn.functional as F
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
-from vlcomp.models.vision_reuse import encode_distinct
+from vlcomp.models.vision_reuse import DistinctImagePairs
 
 DEFAULT_MODEL = "Salesforce/blip2-itm-vit-g"
 PAIR_SCORES = ("itm_logit", "itm_prob", "itc")
 
 
-def check_kind(kind: str) -> None:
-    """A known pair score, else ValueError."""
-    if kind not in PAIR_SCORES:
-        raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
-
-
-class Blip2ItmScorer:
+class Blip2ItmScorer(DistinctImagePairs):
     """ITM and ITC pair scores of a ``Blip2ForImageTextRetrieval`` (lazy loading)."""
+
+    pair_kinds = PAIR_SCORES
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
         self.name, self.device = name, device
@@ -90,12 +86,6 @@ class Blip2ItmScorer:
         return self._model.vision_model(
             pixel_values=pixel_values.to(self.device)).last_hidden_state
 
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
-        """Vision states of each distinct image object (n, patches + 1, d)."""
-        self._load()
-        with torch.inference_mode():
-            return encode_distinct(images, self._vision_states, batch_size)[0]
-
     def image_query_embeddings(self, states: torch.Tensor, batch_size: int = 64) -> torch.Tensor:
         """ITC image embeddings from vision states: (n, queries, e), unit-norm rows."""
         self._load()
@@ -136,27 +126,13 @@ class Blip2ItmScorer:
         sims = torch.einsum("iqe,te->iqt", image_queries, texts)
         return sims.max(dim=1).values.double().cpu().numpy()
 
-    def score_pairs(
-        self, images: Sequence[Image.Image], texts: Sequence[str], kind: str = "itm_logit",
-        batch_size: int = 64,
-    ) -> np.ndarray:
-        """One score per aligned (image, text) pair."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        check_kind(kind)
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._vision_states, batch_size)
-        return self.score_pairs_given_states(states, index, texts, kind=kind,
-                                             batch_size=batch_size)
-
     def score_pairs_given_states(
         self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],
         kind: str = "itm_logit", batch_size: int = 64,
     ) -> np.ndarray:
         """The ``kind`` score of texts[k] against the image with vision states
         ``states[index[k]]``, for every k."""
-        check_kind(kind)
+        kind = self.check_pair_kind(kind)
         if len(index) != len(texts):
             raise ValueError(f"{len(index)} image indices but {len(texts)} texts")
         if not len(texts):

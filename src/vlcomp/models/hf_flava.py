@@ -38,14 +38,16 @@ from PIL import Image
 
 from vlcomp.models.hf_dual_encoder import HFDualEncoderScorer
 from vlcomp.models.hf_loading import load_pretrained
-from vlcomp.models.vision_reuse import encode_distinct
+from vlcomp.models.vision_reuse import DistinctImagePairs
 
 DEFAULT_MODEL = "facebook/flava-full"
 PAIR_SCORES = ("itm_prob", "itm_logit")
 
 
-class FlavaScorer(HFDualEncoderScorer):
+class FlavaScorer(DistinctImagePairs, HFDualEncoderScorer):
     """FLAVA's unimodal embeddings and ITM pair scores (``FlavaForPreTraining``, lazy)."""
+
+    pair_kinds = PAIR_SCORES
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
         super().__init__(name, {"model": DEFAULT_MODEL, **entry}, device)
@@ -75,12 +77,6 @@ class FlavaScorer(HFDualEncoderScorer):
                                       output_hidden_states=True)
         return out.hidden_states[-1]  # before the final layer norm (FlavaModel's mm input)
 
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
-        """Pre-norm last hidden states of each distinct image object (n, 1 + patches, d)."""
-        self._load()
-        with torch.inference_mode():
-            return encode_distinct(images, self._vision_states, batch_size)[0]
-
     def embed_image_states(self, states: torch.Tensor) -> np.ndarray:
         """Unimodal image embeddings from vision states: equal to `embed_images`."""
         self._load()
@@ -89,27 +85,13 @@ class FlavaScorer(HFDualEncoderScorer):
             features = self._model.image_projection(image.layernorm(states[:, 0, :]))
             return F.normalize(features.float(), dim=-1).cpu().numpy()
 
-    def score_pairs(
-        self, images: Sequence[Image.Image], texts: Sequence[str], kind: str = "itm_prob",
-        batch_size: int = 64,
-    ) -> np.ndarray:
-        """One ITM score per aligned (image, text) pair, each distinct image encoded once."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        _check_kind(kind)
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._vision_states, batch_size)
-        return self.score_pairs_given_states(states, index, texts, kind=kind,
-                                             batch_size=batch_size)
-
     def score_pairs_given_states(
         self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],
         kind: str = "itm_prob", batch_size: int = 64,
     ) -> np.ndarray:
         """The ``kind`` score of texts[k] against the picture whose vision states are
         ``states[index[k]]``, for every k."""
-        _check_kind(kind)
+        kind = self.check_pair_kind(kind)
         self._load()
         flava, out = self._model, []
         texts = self._cut(texts)
@@ -135,7 +117,3 @@ class FlavaScorer(HFDualEncoderScorer):
                                        attention_mask=mask).last_hidden_state
         return self._pretraining.itm_head(joint)
 
-
-def _check_kind(kind: str) -> None:
-    if kind not in PAIR_SCORES:
-        raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")

@@ -1,4 +1,5 @@
-"""Run a vision tower once per distinct image of a list of aligned (image, text) pairs.
+"""Run a vision tower once per distinct image of a list of aligned (image, text) pairs, and
+the pair-scoring entry points every ITM family shares (`DistinctImagePairs`).
 
 Pair scorers (BLIP ITM, BLIP captioner) get the same image object once per text scored
 against it (`vlcomp.score.pairs`). Encoding images by identity, not by position, makes
@@ -38,3 +39,42 @@ def encode_distinct(
     unique, index = distinct_images(images)
     states = [encode(unique[s : s + batch_size]) for s in range(0, len(unique), batch_size)]
     return torch.cat(states), torch.tensor(index, dtype=torch.long)
+
+
+class DistinctImagePairs:
+    """Pair scoring through vision states, each distinct image encoded once (BLIP ITM,
+    FLAVA, BLIP-2's Q-Former, X-VLM). A family gives ``pair_kinds`` (its first is the
+    default), ``_load()``, ``_vision_states(batch)`` and ``score_pairs_given_states``."""
+
+    pair_kinds: tuple[str, ...] = ()
+    # (no stubs of the three: a stub here would shadow a base class's own, FLAVA's dual
+    # encoder, in the method resolution order)
+
+    def check_pair_kind(self, kind: str | None) -> str:
+        """``kind`` (the family's default when None), or ValueError naming the known ones."""
+        kind = kind or self.pair_kinds[0]
+        if kind not in self.pair_kinds:
+            raise ValueError(f"pair score {kind!r}: choose one of {self.pair_kinds}")
+        return kind
+
+    def image_states(self, images: Sequence[Any], batch_size: int = 64) -> torch.Tensor:
+        """The vision states of each distinct image object, in first-seen order;
+        `score_pairs_given_states` reads them."""
+        self._load()  # type: ignore[attr-defined]
+        with torch.inference_mode():
+            return encode_distinct(images, self._vision_states,  # type: ignore[attr-defined]
+                                   batch_size)[0]
+
+    def score_pairs(self, images: Sequence[Any], texts: Sequence[str],
+                    kind: str | None = None, batch_size: int = 64) -> Any:
+        """One ``kind`` score per aligned (image, text) pair; each distinct image encoded
+        once."""
+        if len(images) != len(texts):
+            raise ValueError(f"{len(images)} images but {len(texts)} texts")
+        kind = self.check_pair_kind(kind)
+        self._load()  # type: ignore[attr-defined]
+        with torch.inference_mode():
+            states, index = encode_distinct(images, self._vision_states,  # type: ignore[attr-defined]
+                                            batch_size)
+        return self.score_pairs_given_states(  # type: ignore[attr-defined]
+            states, index, texts, kind=kind, batch_size=batch_size)

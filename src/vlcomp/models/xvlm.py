@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from vlcomp.models.vision_reuse import encode_distinct
+from vlcomp.models.vision_reuse import DistinctImagePairs
 from vlcomp.models.xvlm_convert import load_xvlm
 
 PAIR_SCORES = ("itm_logit", "itm_prob", "itm_plus_itc")
@@ -51,13 +51,11 @@ def image_transform(image_res: int) -> Any:
         transforms.Normalize(CLIP_MEAN, CLIP_STD)])
 
 
-def _check_kind(kind: str) -> None:
-    if kind not in PAIR_SCORES:
-        raise ValueError(f"pair score {kind!r}: choose one of {PAIR_SCORES}")
 
-
-class XVLMScorer:
+class XVLMScorer(DistinctImagePairs):
     """ITC embeddings and ITM pair scores of an X-VLM retrieval checkpoint (lazy loading)."""
+
+    pair_kinds = PAIR_SCORES
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
         self.name, self.device = name, device
@@ -144,36 +142,18 @@ class XVLMScorer:
                 out.append(self._model.text_features(states))
         return torch.cat(out).float().cpu().numpy()
 
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 64) -> torch.Tensor:
-        """The vision states of each distinct image object, (n, 1 + tokens, vision_width)."""
-        self._load()
-        with torch.inference_mode():
-            return encode_distinct(images, self._vision_states, batch_size)[0]
-
     def embed_image_states(self, states: torch.Tensor) -> np.ndarray:
         """ITC image embeddings from vision states: equal to `embed_images` of the images."""
         self._load()
         with torch.inference_mode():
             return self._model.image_features(states.to(self.device)).float().cpu().numpy()
 
-    def score_pairs(self, images: Sequence[Image.Image], texts: Sequence[str],
-                    kind: str = "itm_logit", batch_size: int = 64) -> np.ndarray:
-        """One score per aligned (image, text) pair; each distinct image encoded once."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        _check_kind(kind)
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._vision_states, batch_size)
-        return self.score_pairs_given_states(states, index, texts, kind=kind,
-                                             batch_size=batch_size)
-
     def score_pairs_given_states(self, states: torch.Tensor, index: torch.Tensor,
                                  texts: Sequence[str], kind: str = "itm_logit",
                                  batch_size: int = 64) -> np.ndarray:
         """The ``kind`` score of texts[k] against the image with vision states
         ``states[index[k]]``, for every k (float64)."""
-        _check_kind(kind)
+        kind = self.check_pair_kind(kind)
         if len(index) != len(texts):
             raise ValueError(f"{len(index)} image indices but {len(texts)} texts")
         self._load()
