@@ -38,8 +38,7 @@ import torch
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
-from vlcomp.models.vision_reuse import encode_distinct
-from vlcomp.score.text_prior import gaussian_null_pixels
+from vlcomp.models.vision_reuse import DistinctImageCaptions
 
 DEFAULT_MODEL = "Salesforce/blip2-flan-t5-xl"
 PAPER_MODELS = ("Salesforce/blip2-flan-t5-xl",)
@@ -59,7 +58,7 @@ def reduce_token_logp(logits: torch.Tensor, targets: torch.Tensor, scored: torch
     return total
 
 
-class Blip2CaptionScorer:
+class Blip2CaptionScorer(DistinctImageCaptions):
     """Teacher-forced caption log-likelihoods of a ``Blip2ForConditionalGeneration``."""
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
@@ -119,39 +118,13 @@ class Blip2CaptionScorer:
         pixels = self._processor.image_processor(images=list(images), return_tensors="pt")
         return self.vision_states(pixels.pixel_values)
 
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 32) -> torch.Tensor:
-        """Visual tokens of each distinct image object (e.g. training images for a prior)."""
-        self._load()
-        with torch.inference_mode():
-            return encode_distinct(images, self._image_states, batch_size)[0]
-
-    def null_image_states(self, n: int, *, mean: float = 1.0, std: float = 0.25, seed: int = 0,
-                          space: str = "normalized") -> torch.Tensor:
-        """Visual tokens of n Gaussian null images (`gaussian_null_pixels`) at the model's
-        input size, normalised like the processor's images."""
-        self._load()
-        processor = self._processor.image_processor
-        pixels = gaussian_null_pixels(
-            n, int(self._model.config.vision_config.image_size), mean=mean, std=std, seed=seed,
-            space=space, image_mean=processor.image_mean, image_std=processor.image_std)
-        with torch.inference_mode():
-            return self.vision_states(pixels)
+    def _null_inputs(self) -> tuple[int, Any]:
+        return int(self._model.config.vision_config.image_size), self._processor.image_processor
 
     def prompt_length(self) -> int:
         """Tokens of the prompt as the tokenizer encodes it alone (OPT: bos included; the
         context before the scored caption tokens)."""
         return len(self.tokenizer(self.prompt).input_ids)
-
-    def log_likelihood(
-        self, images: Sequence[Image.Image], texts: Sequence[str], batch_size: int = 32
-    ) -> np.ndarray:
-        """log P(text | image) per aligned pair; each distinct image object is encoded once."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._image_states, batch_size)
-            return self.log_likelihood_given_states(states, index, texts, batch_size)
 
     def log_likelihood_given_states(
         self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],

@@ -45,8 +45,7 @@ from PIL import Image
 from vlcomp.models.hf_blip2 import Blip2ItmScorer
 from vlcomp.models.hf_blip2_lm import REDUCTIONS, reduce_token_logp
 from vlcomp.models.torch_files import load_torch_file
-from vlcomp.models.vision_reuse import encode_distinct
-from vlcomp.score.text_prior import gaussian_null_pixels
+from vlcomp.models.vision_reuse import DistinctImageCaptions
 
 LAVIS_CHECKPOINTS = {
     "pretrain": "https://storage.googleapis.com/sfr-vision-language-research/LAVIS/models/"
@@ -130,7 +129,7 @@ def multimodal_causal_mask(n_queries: int, text_mask: torch.Tensor,
     return bias.masked_fill(~allowed[:, None], torch.finfo(dtype).min)
 
 
-class Blip2QFormerCaptionScorer:
+class Blip2QFormerCaptionScorer(DistinctImageCaptions):
     """Teacher-forced caption log-likelihoods of BLIP-2's stage-1 Q-Former."""
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
@@ -173,20 +172,12 @@ class Blip2QFormerCaptionScorer:
         """The vision tower's last hidden states of preprocessed images."""
         return self._itm.vision_states(pixel_values)
 
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 32) -> torch.Tensor:
-        """Vision states of each distinct image object."""
-        return self._itm.image_states(images, batch_size)
+    def _image_states(self, batch: Sequence[Image.Image]) -> torch.Tensor:
+        return self._itm._vision_states(batch)
 
-    def null_image_states(self, n: int, *, mean: float = 1.0, std: float = 0.25, seed: int = 0,
-                          space: str = "normalized") -> torch.Tensor:
-        """Vision states of n Gaussian null images (`gaussian_null_pixels`)."""
-        self._load()
+    def _null_inputs(self) -> tuple[int, Any]:
         model, processor = self._itm._model, self._itm._processor.image_processor
-        pixels = gaussian_null_pixels(
-            n, int(model.config.vision_config.image_size), mean=mean, std=std, seed=seed,
-            space=space, image_mean=processor.image_mean, image_std=processor.image_std)
-        with torch.inference_mode():
-            return self.vision_states(pixels)
+        return int(model.config.vision_config.image_size), processor
 
     def prompt_length(self) -> int:
         """Context tokens before the caption: the bos and the prompt's tokens."""
@@ -209,17 +200,6 @@ class Blip2QFormerCaptionScorer:
                                               device=states.device),
         ).last_hidden_state
         return self._head(hidden[:, n_queries:, :])
-
-    def log_likelihood(
-        self, images: Sequence[Image.Image], texts: Sequence[str], batch_size: int = 32
-    ) -> np.ndarray:
-        """log P(text | image) per aligned pair; each distinct image object is encoded once."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._itm._vision_states, batch_size)
-            return self.log_likelihood_given_states(states, index, texts, batch_size)
 
     def log_likelihood_given_states(
         self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],

@@ -25,8 +25,7 @@ import torch
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
-from vlcomp.models.vision_reuse import encode_distinct
-from vlcomp.score.text_prior import gaussian_null_pixels
+from vlcomp.models.vision_reuse import DistinctImageCaptions
 
 DEFAULT_MODEL = "Salesforce/blip-image-captioning-base"
 PAPER_MODELS = ("Salesforce/blip-image-captioning-base", "Salesforce/blip-image-captioning-large")
@@ -50,7 +49,7 @@ def caption_log_likelihood(logits: torch.Tensor, input_ids: torch.Tensor,
     return total
 
 
-class BlipCaptionScorer:
+class BlipCaptionScorer(DistinctImageCaptions):
     """Teacher-forced caption log-likelihoods of a ``BlipForConditionalGeneration``."""
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
@@ -83,6 +82,9 @@ class BlipCaptionScorer:
         self._load()
         return self._model, self._processor
 
+    def _null_inputs(self) -> tuple[int, Any]:
+        return int(self._model.config.vision_config.image_size), self._processor.image_processor
+
     def prompt_length(self) -> int:
         """Tokens of the prompt including the leading bos (its trailing [SEP] excluded)."""
         self._load()
@@ -95,36 +97,6 @@ class BlipCaptionScorer:
     def vision_states(self, pixel_values: torch.Tensor) -> torch.Tensor:
         """The vision tower's last hidden states of preprocessed images (n, patches, d)."""
         return self._model.vision_model(pixel_values=pixel_values.to(self.device)).last_hidden_state
-
-    def image_states(self, images: Sequence[Image.Image], batch_size: int = 32) -> torch.Tensor:
-        """Vision states of ``images`` (e.g. sampled training images for a prior estimate)."""
-        self._load()
-        with torch.inference_mode():
-            return encode_distinct(images, self._image_states, batch_size)[0]
-
-    def null_image_states(self, n: int, *, mean: float = 1.0, std: float = 0.25, seed: int = 0,
-                          space: str = "normalized") -> torch.Tensor:
-        """Vision states of n Gaussian null images (`gaussian_null_pixels`) at the model's
-        input size, normalised like the processor's images."""
-        self._load()
-        processor = self._processor.image_processor
-        pixels = gaussian_null_pixels(
-            n, int(self._model.config.vision_config.image_size), mean=mean, std=std, seed=seed,
-            space=space, image_mean=processor.image_mean, image_std=processor.image_std)
-        with torch.inference_mode():
-            return self.vision_states(pixels)
-
-    def log_likelihood(
-        self, images: Sequence[Image.Image], texts: Sequence[str], batch_size: int = 32
-    ) -> np.ndarray:
-        """log P(text | image) per aligned pair (``reduction`` over the scored tokens); each
-        distinct image object is encoded once."""
-        if len(images) != len(texts):
-            raise ValueError(f"{len(images)} images but {len(texts)} texts")
-        self._load()
-        with torch.inference_mode():
-            states, index = encode_distinct(images, self._image_states, batch_size)
-            return self.log_likelihood_given_states(states, index, texts, batch_size)
 
     def log_likelihood_given_states(
         self, states: torch.Tensor, index: torch.Tensor, texts: Sequence[str],

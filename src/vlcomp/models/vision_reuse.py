@@ -78,3 +78,47 @@ class DistinctImagePairs:
                                             batch_size)
         return self.score_pairs_given_states(  # type: ignore[attr-defined]
             states, index, texts, kind=kind, batch_size=batch_size)
+
+
+class DistinctImageCaptions:
+    """Captioner scoring through vision states (BLIP, BLIP-2 FLAN-T5 / OPT, BLIP-2's
+    Q-Former): log P(text | image) per aligned pair with each distinct image encoded once,
+    and the states of images or of Gaussian null images a text prior averages over. A family
+    gives ``_load()``, ``_image_states(batch)``, ``vision_states(pixels)``, ``_null_inputs()``
+    (the input size and the image processor whose mean / std normalise null images) and
+    ``log_likelihood_given_states``."""
+
+    def image_states(self, images: Sequence[Any], batch_size: int = 32) -> torch.Tensor:
+        """Vision states of each distinct image object (e.g. sampled training images for a
+        prior estimate)."""
+        self._load()  # type: ignore[attr-defined]
+        with torch.inference_mode():
+            return encode_distinct(images, self._image_states,  # type: ignore[attr-defined]
+                                   batch_size)[0]
+
+    def null_image_states(self, n: int, *, mean: float = 1.0, std: float = 0.25, seed: int = 0,
+                          space: str = "normalized") -> torch.Tensor:
+        """Vision states of n Gaussian null images (`gaussian_null_pixels`) at the model's
+        input size, normalised like the processor's images."""
+        from vlcomp.score.text_prior import gaussian_null_pixels
+
+        self._load()  # type: ignore[attr-defined]
+        size, processor = self._null_inputs()  # type: ignore[attr-defined]
+        pixels = gaussian_null_pixels(n, size, mean=mean, std=std, seed=seed, space=space,
+                                      image_mean=processor.image_mean,
+                                      image_std=processor.image_std)
+        with torch.inference_mode():
+            return self.vision_states(pixels)  # type: ignore[attr-defined]
+
+    def log_likelihood(self, images: Sequence[Any], texts: Sequence[str],
+                       batch_size: int = 32) -> Any:
+        """log P(text | image) per aligned pair (the family's token reduction); each
+        distinct image object is encoded once."""
+        if len(images) != len(texts):
+            raise ValueError(f"{len(images)} images but {len(texts)} texts")
+        self._load()  # type: ignore[attr-defined]
+        with torch.inference_mode():
+            states, index = encode_distinct(images, self._image_states,  # type: ignore[attr-defined]
+                                            batch_size)
+            return self.log_likelihood_given_states(  # type: ignore[attr-defined]
+                states, index, texts, batch_size)
