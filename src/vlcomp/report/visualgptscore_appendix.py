@@ -14,7 +14,7 @@ Rows are the models' labels (the published rows face them through ``published_as
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -53,13 +53,11 @@ def blip2_table(results: Records, metrics: Mapping[str, str],
     return table.drop(index="Best discriminative", errors="ignore")
 
 
-def pair_score_table(results: Records, alpha: Records, labels: Mapping[str, str],
-                     names: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Tables 11-12. ``results``: model -> pair benchmark -> metric record (``overall`` with
-    ``I2T``, ``T2I``, ``Group``), in row order; ``alpha``: captioner -> benchmark -> α-curve
-    record (`vlcomp.metrics.alpha_curves.alpha_curve`, with ``oracle.pair``). Columns
-    ``"{name} Text Score"`` / ``Image Score`` / ``Group Score`` and, for captioners,
-    ``"{name} alpha*"`` (the oracle α*)."""
+
+def _collector() -> tuple[dict[str, dict[str, float]], list[str],
+                          Callable[[str, Mapping[str, float | None]], None]]:
+    """Rows being filled, their column order, and ``put(row, values)``: the non-None values
+    into the row, new columns appended in first-seen order."""
     rows: dict[str, dict[str, float]] = {}
     columns: list[str] = []
 
@@ -67,6 +65,17 @@ def pair_score_table(results: Records, alpha: Records, labels: Mapping[str, str]
         kept = {c: float(v) for c, v in values.items() if v is not None}
         rows.setdefault(row, {}).update(kept)
         columns.extend(c for c in kept if c not in columns)
+
+    return rows, columns, put
+
+def pair_score_table(results: Records, alpha: Records, labels: Mapping[str, str],
+                     names: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Tables 11-12. ``results``: model -> pair benchmark -> metric record (``overall`` with
+    ``I2T``, ``T2I``, ``Group``), in row order; ``alpha``: captioner -> benchmark -> α-curve
+    record (`vlcomp.metrics.alpha_curves.alpha_curve`, with ``oracle.pair``). Columns
+    ``"{name} Text Score"`` / ``Image Score`` / ``Group Score`` and, for captioners,
+    ``"{name} alpha*"`` (the oracle α*)."""
+    rows, columns, put = _collector()
 
     for model, per_model in results.items():
         label = labels.get(model, model)
@@ -92,13 +101,7 @@ def tag_table(records: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str
     ``"{name} {Tag} Text Score"`` / ``Image Score`` / ``Group Score`` per tag (`tag_label`)
     and ``"{name} {Tag} n"`` (items); a captioner's ``(alpha=alpha*)`` row adds each tag's
     ``"{name} {Tag} alpha*"``."""
-    rows: dict[str, dict[str, float]] = {}
-    columns: list[str] = []
-
-    def put(row: str, values: Mapping[str, float | None]) -> None:
-        kept = {c: float(v) for c, v in values.items() if v is not None}
-        rows.setdefault(row, {}).update(kept)
-        columns.extend(c for c in kept if c not in columns)
+    rows, columns, put = _collector()
 
     for model, record in records.items():
         label = labels.get(model, model)
