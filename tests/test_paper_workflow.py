@@ -40,18 +40,18 @@ PAPER_JOBS = {
     # and TROHN-Img rows, SDXL for BiVLC's own construction only
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
-    # 16 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; BLIP's
-    # ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO: ITM everywhere;
+    # 17 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; CLIP
+    # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO: ITM everywhere;
     # Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise) embed and score
     # pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only (no embeddings);
     # 3 BLIP captioners score pairs, priors and galleries in one job each, the 2 BLIP-2
-    # captioners (retrieval: false) pairs and priors; 15 choice benchmarks: 16 x 15
+    # captioners (retrieval: false) pairs and priors; 15 choice benchmarks: 17 x 15
     # score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
-    "embed_model": 16, "score_pairs": 5, "score_pairs_only": 2, "score_generative": 3,
-    "score_generative_choice": 2, "score_and_metrics": 240, "pair_metrics": 180,
+    "embed_model": 17, "score_pairs": 5, "score_pairs_only": 2, "score_generative": 3,
+    "score_generative_choice": 2, "score_and_metrics": 255, "pair_metrics": 180,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
-    # 21 embedding models (the 16 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
-    "retrieval_metrics": 42, "robustness_metrics": 21,
+    # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
+    "retrieval_metrics": 44, "robustness_metrics": 22,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_table5": 1,  # TROHN-Text's released rows: totals per split (no categories)
