@@ -41,12 +41,12 @@ PAPER_JOBS = {
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
     # 17 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; CLIP
-    # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO: ITM everywhere;
-    # Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise) embed and score
-    # pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only (no embeddings);
-    # 3 BLIP captioners score pairs, priors and galleries in one job each, the 2 BLIP-2
-    # captioners (retrieval: false) pairs and priors; 15 choice benchmarks: 17 x 15
-    # score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
+    # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO:
+    # ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise)
+    # embed and score pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only
+    # (no embeddings); 3 BLIP captioners score pairs, priors and galleries in one job each,
+    # the 2 BLIP-2 captioners (retrieval: false) pairs and priors; 15 choice benchmarks:
+    # 17 x 15 score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
     "embed_model": 17, "score_pairs": 5, "score_pairs_only": 2, "score_generative": 3,
     "score_generative_choice": 2, "score_and_metrics": 255, "pair_metrics": 180,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
