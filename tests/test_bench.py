@@ -207,8 +207,9 @@ def test_every_rule_with_a_log_writes_its_benchmark_under_its_name():
     directive = re.compile(r"^\s+(log|benchmark):\s*\n\s+f?\"([^\"]+)\"", re.MULTILINE)
     seen = 0
     for smk in rules.glob("*.smk"):
-        for block in re.split(r"^\s*rule ", smk.read_text(), flags=re.MULTILINE)[1:]:
-            name = block.split(":", 1)[0]
+        # a `use rule A as B with:` block is rule B's (its overrides name B's files)
+        for block in re.split(r"^\s*(?:use\s+)?rule ", smk.read_text(), flags=re.MULTILINE)[1:]:
+            name = block.split(":", 1)[0].removesuffix(" with").split(" as ")[-1]
             found = dict(directive.findall(block))
             if "log" not in found or name == "download_file":  # cached: no benchmark file
                 continue
