@@ -58,8 +58,9 @@ PAPER_JOBS = {
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems
-    # BISON Tables 4 / 6 on the 5 captioners: their Karpathy test captions, one table
-    "generate_captions": 5, "table_bison_captioners": 1,
+    # BISON Tables 4 / 6 on the 3 BLIP captioners (BLIP-2's score, not generate, here): their
+    # Karpathy test captions, one table
+    "generate_captions": 3, "table_bison_captioners": 1,
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
     # every reproduced table with published numbers, VisualGPTScore's appendix included
     "table_winoground": 1, "table_vs_published": 18,

@@ -14,7 +14,7 @@ rule generate_captions:
     benchmark:
         "benchmarks/generate_captions/{model}/{dataset}_test.tsv"
     wildcard_constraints:
-        model=union(GENERATIVE_MODELS),
+        model=union(CAPTIONING_MODELS),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -39,12 +39,12 @@ if BISON_CAPTIONING:
         input:
             captions=expand(
                 "results/captions/{model}/{dataset}_test.parquet",
-                model=GENERATIVE_MODELS,
+                model=CAPTIONING_MODELS,
                 dataset=BISON_CAPTIONING["dataset"],
             ),
             images=f"results/imagesets/{BISON_CAPTIONING['dataset']}_test.parquet",
             references=f"results/data/{BISON_CAPTIONING['dataset']}/captions.parquet",
-            bison=expand("results/metrics/{model}/bison.json", model=GENERATIVE_MODELS),
+            bison=expand("results/metrics/{model}/bison.json", model=CAPTIONING_MODELS),
         output:
             json="results/metrics/bison_table4.json",
             csv=report(

@@ -419,8 +419,12 @@ BISON_CAPTION_SCORES = (
     if "bison" in BENCHMARKS and source_of("bison") == "release"
     else {}
 )
-# BISON Tables 4 / 6 on the captioners configured here (hf_blip_lm): each captions a caption
-# dataset's test images; COCO caption metrics beside its BISON accuracy
+# BISON Tables 4 / 6 on the BLIP captioners configured here (hf_blip_lm; BLIP-2's captioners
+# score but do not generate here): each captions a caption dataset's test images; COCO
+# caption metrics beside its BISON accuracy
+CAPTIONING_MODELS = [
+    m for m in GENERATIVE_MODELS if MODEL_ENTRIES[m]["family"] == "hf_blip_lm"
+]
 BISON_CAPTIONING = (
     {
         "dataset": "world",
@@ -433,7 +437,7 @@ BISON_CAPTIONING = (
         **config["benchmarks"]["bison"]["captioning"],
     }
     if "bison" in BENCHMARKS
-    and GENERATIVE_MODELS
+    and CAPTIONING_MODELS
     and "captioning" in config["benchmarks"]["bison"]
     else {}
 )
@@ -446,7 +450,7 @@ CAPTION_DECODING = {
 CAPTIONER_GROUPS = {
     label: members
     for label, members in MODEL_GROUPS.items()
-    if all(m in GENERATIVE_MODELS for m in members)
+    if all(m in CAPTIONING_MODELS for m in members)
 }
 # the COCO-1K retrieval BISON's table sets beside its accuracy (a retrieval scored in folds)
 BISON_RETRIEVAL = next(
