@@ -64,7 +64,7 @@ if BISON_CAPTIONING:
             mem_mb=8000,
             runtime=120,  # PTB tokenizer and METEOR (Java) over 5,000 captions per model
         params:
-            models=GENERATIVE_MODELS,
+            models=CAPTIONING_MODELS,
             groups=CAPTIONER_GROUPS,
             metrics=BISON_CAPTIONING["metrics"],
             tokenizer=BISON_CAPTIONING["tokenizer"],
