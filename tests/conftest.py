@@ -35,7 +35,9 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from .workflow_runs import TINY, snakemake
 
     work = tmp_path_factory.mktemp("tiny")
-    result = snakemake("--cores", "2", "--configfile", str(TINY), cwd=work)
+    # ~255 jobs: about 10 minutes on a slow 2-core machine, so the limit leaves room for one
+    # twice as slow
+    result = snakemake("--cores", "2", "--configfile", str(TINY), cwd=work, timeout=1800)
     assert result.returncode == 0, result.stderr[-4000:]
     return work
 
