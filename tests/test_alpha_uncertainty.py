@@ -128,3 +128,21 @@ def test_retrieval_values_are_the_records():
     assert table.set_index("measure").loc["alpha_val.alpha", "n"] == 20
     assert set(table.n) == {30, 20}
 
+
+
+def test_vl_checklist_curves_average_corpora_within_tags_as_the_metric_does():
+    import pandas as pd
+
+    from vlcomp.metrics.alpha_curves import headline_aggregate
+    from vlcomp.metrics.alpha_uncertainty import GroupedCurves, headline_grouping
+
+    items = pd.DataFrame({"subset": ["action"] * 5 + ["spatial"] * 3,
+                          "corpus": ["vg", "vg", "swig", "hake", "hake", "vg", "vg", "vg"]})
+    correct = np.array([[1], [0], [1], [0], [0], [1], [1], [0]], dtype=float)
+    counted, groups = headline_grouping(items, "vl_checklist")
+    ours = GroupedCurves(correct, counted, groups).curves(np.ones((1, len(items))))[0, 0]
+    # action: (0.5 + 1 + 0) / 3; spatial: 2/3; Relation = their mean
+    assert ours == pytest.approx(100 * ((0.5 + 1 + 0) / 3 + 2 / 3) / 2)
+    metric = headline_aggregate(items, "vl_checklist")(correct.astype(bool),
+                                                       np.arange(len(items)))
+    assert ours == pytest.approx(100 * float(metric[0]))

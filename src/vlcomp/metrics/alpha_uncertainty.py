@@ -59,6 +59,10 @@ class GroupedCurves:
         labels = np.zeros(self.n, int) if groups is None else np.asarray(groups, dtype=object)
         names = sorted(set(labels[counted]), key=str)
         self.members = [np.flatnonzero(counted & (labels == g)) for g in names]
+        # "parent|child" groups (VL-CheckList: tag|corpus) average the children's means
+        # within each parent first; any other group is its own parent
+        self.parents = [str(g).split("|", 1)[0] for g in names]
+        self.nested = len(set(self.parents)) < len(names)
         # 0/1 (or 0, ½, 1) outcomes times integer weights: float32 products are exact
         self.blocks = [values[idx].astype(np.float32) for idx in self.members]
         self.values = values
@@ -66,14 +70,20 @@ class GroupedCurves:
     def curves(self, weights: np.ndarray) -> np.ndarray:
         """The aggregate in percent per row of item ``weights`` (r, n): (r, n_alphas)."""
         weights = np.atleast_2d(weights)
-        total = np.zeros((len(weights), self.width))
-        present = np.zeros((len(weights), 1))
-        for idx, block in zip(self.members, self.blocks, strict=True):
+        sums_of = {p: np.zeros((len(weights), self.width)) for p in self.parents}
+        counts_of = {p: np.zeros((len(weights), 1)) for p in self.parents}
+        for idx, block, parent in zip(self.members, self.blocks, self.parents, strict=True):
             w = weights[:, idx]
             d = w.sum(axis=1)
             ok = d > 0
             sums = (w.astype(np.float32) @ block).astype(np.float64)
-            total[ok] += sums[ok] / d[ok, None]
+            sums_of[parent][ok] += sums[ok] / d[ok, None]
+            counts_of[parent][ok] += 1
+        total = np.zeros((len(weights), self.width))
+        present = np.zeros((len(weights), 1))
+        for parent, sums in sums_of.items():
+            ok = counts_of[parent][:, 0] > 0
+            total[ok] += sums[ok] / counts_of[parent][ok]
             present[ok] += 1
         with np.errstate(invalid="ignore", divide="ignore"):
             return 100 * total / present
@@ -81,6 +91,10 @@ class GroupedCurves:
     def leave_one_out(self, mask: np.ndarray | None = None) -> np.ndarray:
         """(n, n_alphas): row i is `curves` of the 0/1 ``mask`` (all items: None) with
         item i removed (an item outside the mask or not counted: the curve itself)."""
+        if self.nested:  # each item out in turn (the nested mean has no closed form here)
+            mask = np.ones(self.n) if mask is None else np.asarray(mask, np.float64)
+            return np.stack([self.curves((mask * (np.arange(self.n) != i))[None])[0]
+                             for i in range(self.n)])
         mask = np.ones(self.n) if mask is None else np.asarray(mask, np.float64)
         accs, sizes = [], []
         for idx in self.members:
@@ -125,6 +139,10 @@ def headline_grouping(items: pd.DataFrame, metric: str,
         return np.isin(subsets, kept), subsets
     if metric == "order" and "seed" in items.columns:
         return everyone, items["seed"].to_numpy(dtype=object)
+    if metric == "vl_checklist":  # the mean of the tags, each the mean of its corpora
+        return everyone, np.array([f"{t}|{c}" for t, c in zip(
+            items["subset"].astype(str), items["corpus"].astype(str), strict=True)],
+            dtype=object)
     return everyone, None
 
 
