@@ -121,3 +121,22 @@ def test_bad_shapes_and_links():
         fold_retrieval_metrics(np.zeros((2, 10)), [0] * 5 + [1] * 4 + [7], folds=1)
     with pytest.raises(ValueError, match="integer"):
         fold_retrieval_metrics(np.zeros((2, 10)), np.zeros(10), folds=1)
+
+
+def test_fold_hits_resampled_by_image_give_the_fold_mean():
+    """The bootstrap of BISON's COCO-1K columns reads the fold hits as retrieval outcomes
+    over the gallery's images; on the full sample they are the fold-averaged R@K."""
+    from vlcomp.metrics.fold_retrieval import fold_retrieval_hits, fold_texts
+    from vlcomp.metrics.uncertainty import retrieval_outcomes
+
+    rng = np.random.default_rng(3)
+    n_images, per_image = 12, 5
+    links = np.repeat(np.arange(n_images), per_image + 1)  # a sixth text each: dropped
+    rng.shuffle(links)
+    scores = rng.normal(size=(n_images, len(links)))
+    kept = fold_texts(links)
+    assert np.all(np.diff(links[kept]) >= 0) and len(kept) == n_images * per_image
+    expected = fold_retrieval_metrics(scores[:, kept], links[kept], folds=3)["overall"]
+    hits = fold_retrieval_hits(scores[:, kept], links[kept], folds=3)
+    for outcome in retrieval_outcomes(hits, links[kept]):
+        assert outcome.value()[0] == pytest.approx(expected[outcome.metric], abs=1e-3)

@@ -678,6 +678,7 @@ rule uncertainty_retrieval:
     params:
         models=EMBEDDING_MODELS,
         groups=MODEL_GROUPS,
+        folds=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("folds"),
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],

@@ -1,10 +1,11 @@
 """Recall@K of one model on one retrieval benchmark (whole gallery, both directions)."""
 
+import numpy as np
 import pandas as pd
 
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
-from vlcomp.metrics.fold_retrieval import first_captions, fold_retrieval_metrics
+from vlcomp.metrics.fold_retrieval import fold_retrieval_metrics, fold_texts
 from vlcomp.metrics.retrieval import retrieval_metrics
 from vlcomp.report.tables import write_csv
 from vlcomp.score.embeddings import ids_path_for, load_embeddings
@@ -26,10 +27,10 @@ with job_log(snakemake.log[0]) as log:
     result = {"benchmark": snakemake.wildcards.benchmark, "model": snakemake.wildcards.model,
               **result}
     if snakemake.params.folds:  # COCO-1K: each image's first five captions, fold by fold
-        text_image = [position[i] for i in queries.image_id]
-        kept = sorted(first_captions(text_image), key=lambda t: (text_image[t], t))
+        text_image = np.asarray([position[i] for i in queries.image_id])
+        kept = fold_texts(text_image)
         result["folds"] = fold_retrieval_metrics(
-            images @ texts[kept].T, [text_image[t] for t in kept], folds=snakemake.params.folds)
+            images @ texts[kept].T, text_image[kept], folds=snakemake.params.folds)
         log.info("%d folds (%d of %d texts): %s", snakemake.params.folds, len(kept), len(texts),
                  result["folds"]["overall"])
     write_json(result, snakemake.output.json)

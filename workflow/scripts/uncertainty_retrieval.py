@@ -1,8 +1,13 @@
 """Bootstrap CIs of every embedding model's retrieval R@K on one gallery (resampling its
 images, each with its texts), paired tests between models, and the seed spread."""
 
+from dataclasses import replace
+
+import numpy as np
+
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
+from vlcomp.metrics.fold_retrieval import fold_retrieval_hits, fold_texts
 from vlcomp.metrics.retrieval import retrieval_hits
 from vlcomp.metrics.uncertainty import bootstrap_outcomes, retrieval_outcomes, seed_spread
 from vlcomp.report.tables import write_csv
@@ -13,7 +18,7 @@ with job_log(snakemake.log[0]) as log:
     gallery = read_parquet(inp.gallery)
     queries = read_parquet(inp.queries)
     position = {image_id: k for k, image_id in enumerate(gallery.image_id)}
-    links = [position[i] for i in queries.image_id]
+    links = np.asarray([position[i] for i in queries.image_id])
     outcomes = {}
     for model, images_npy, texts_npy in zip(p.models, inp.images, inp.texts, strict=True):
         image_emb, image_rows = load_embeddings(images_npy, ids_path_for(images_npy))
@@ -21,9 +26,14 @@ with job_log(snakemake.log[0]) as log:
         missing = [i for i in gallery.image_id if i not in image_rows]
         if missing:
             raise ValueError(f"{images_npy}: no embedding for {missing[:3]}")
-        hits = retrieval_hits(image_emb[[image_rows[i] for i in gallery.image_id]],
-                              text_emb[[text_rows[q] for q in queries.query_id]], links)
-        outcomes[model] = retrieval_outcomes(hits, links)
+        images = image_emb[[image_rows[i] for i in gallery.image_id]]
+        texts = text_emb[[text_rows[q] for q in queries.query_id]]
+        outcomes[model] = retrieval_outcomes(retrieval_hits(images, texts, links), links)
+        if p.folds:  # COCO-1K (BISON's table): the same images, hits inside their folds
+            kept = fold_texts(links)
+            folded = fold_retrieval_hits(images @ texts[kept].T, links[kept], folds=p.folds)
+            outcomes[model] += [replace(o, metric=f"folds {o.metric}")
+                                for o in retrieval_outcomes(folded, links[kept])]
     boot = bootstrap_outcomes(outcomes, len(gallery), benchmark=snakemake.wildcards.benchmark,
                               n_resamples=p.resamples, seed=p.seed, confidence=p.confidence,
                               method=p.method)

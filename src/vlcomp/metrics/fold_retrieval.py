@@ -88,29 +88,37 @@ def _check(scores: np.ndarray, links: np.ndarray, folds: int, per_image: int) ->
     return n_img // folds
 
 
-def fold_retrieval_metrics(
+def fold_texts(text_image: ArrayLike, k: int = CAPTIONS_PER_IMAGE) -> np.ndarray:
+    """The protocol's texts in fold order: each image's first ``k`` texts (`first_captions`),
+    grouped by image in gallery order (a text's place among its image's kept in the order
+    given)."""
+    links = np.asarray(text_image)
+    kept = first_captions(links, k)
+    return kept[np.argsort(links[kept], kind="stable")]
+
+
+def fold_retrieval_hits(
     scores: ArrayLike,
     text_image: Sequence[int] | np.ndarray,
     *,
     folds: int = FOLDS,
     ks: Sequence[int] = KS,
     captions_per_image: int = CAPTIONS_PER_IMAGE,
-) -> dict[str, Any]:
-    """R@K (percent) both ways per fold and averaged over ``folds`` consecutive folds.
+) -> dict[str, np.ndarray]:
+    """Hits inside each image's fold: ``i2t_r{k}`` per gallery image, ``t2i_r{k}`` per
+    text, as `vlcomp.metrics.retrieval.retrieval_hits` names them; a fold's R@K is the mean
+    of its slice, and with equal folds the overall mean is the mean of the folds' R@K.
 
     ``scores[i, t]`` is the score of gallery image ``i`` with text ``t`` (images × texts);
     ``text_image[t]`` is text ``t``'s image row. Fold ``f`` holds images ``[f m, (f+1) m)``
     (``m = n_images / folds``) and texts ``[f T, (f+1) T)`` (``T = n_texts / folds``); every
     text of a fold must belong to one of the fold's images, and every image must have exactly
-    ``captions_per_image`` texts (module docstring). Keys ``i2t_r{k}`` / ``t2i_r{k}`` as in
-    `vlcomp.metrics.retrieval.retrieval_metrics`; ``overall`` is the mean of the fold values.
-    """
+    ``captions_per_image`` texts (module docstring; `fold_texts` selects them)."""
     s = np.asarray(scores)
     links = np.asarray(text_image)
     m = _check(s, links, folds, captions_per_image)
     t = len(links) // folds
-    names = [f"{d}_r{k}" for d in ("i2t", "t2i") for k in ks]
-    per_fold = []
+    hits: dict[str, list[np.ndarray]] = {f"{d}_r{k}": [] for d in ("i2t", "t2i") for k in ks}
     for f in range(folds):
         lo, hi = f * m, (f + 1) * m
         local = links[f * t:(f + 1) * t] - lo
@@ -123,12 +131,35 @@ def fold_retrieval_metrics(
         block = s[lo:hi, f * t:(f + 1) * t]
         i2t = rank_scores(block, np.arange(m), local, k=max(ks))
         t2i = rank_scores(block.T, local, np.arange(m), k=max(ks))
-        per_fold.append({f"{d}_r{k}": 100.0 * float(hit_rate_at_k(r, k).mean())
-                         for d, r in (("i2t", i2t), ("t2i", t2i)) for k in ks})
-    overall = {n: round(float(np.mean([p[n] for p in per_fold])), DECIMALS) for n in names}
+        for d, ranking in (("i2t", i2t), ("t2i", t2i)):
+            for k in ks:
+                hits[f"{d}_r{k}"].append(np.asarray(hit_rate_at_k(ranking, k), dtype=bool))
+    return {name: np.concatenate(parts) for name, parts in hits.items()}
+
+
+def fold_retrieval_metrics(
+    scores: ArrayLike,
+    text_image: Sequence[int] | np.ndarray,
+    *,
+    folds: int = FOLDS,
+    ks: Sequence[int] = KS,
+    captions_per_image: int = CAPTIONS_PER_IMAGE,
+) -> dict[str, Any]:
+    """R@K (percent) both ways per fold and averaged over ``folds`` consecutive folds
+    (`fold_retrieval_hits`). Keys ``i2t_r{k}`` / ``t2i_r{k}`` as in
+    `vlcomp.metrics.retrieval.retrieval_metrics`; ``overall`` is the mean of the fold values.
+    """
+    s = np.asarray(scores)
+    hits = fold_retrieval_hits(s, text_image, folds=folds, ks=ks,
+                               captions_per_image=captions_per_image)
+    m, t = s.shape[0] // folds, s.shape[1] // folds
+    size = {"i2t": m, "t2i": t}  # items per fold: images (i2t hits), texts (t2i hits)
+    per_fold = [{name: 100.0 * float(h.reshape(folds, size[name[:3]])[f].mean())
+                 for name, h in hits.items()} for f in range(folds)]
+    overall = {n: round(float(np.mean([p[n] for p in per_fold])), DECIMALS) for n in hits}
     return {
         "metric": "fold_retrieval", "tie_policy": "strict", "folds": folds,
         "images_per_fold": m, "texts_per_fold": t, "n_images": int(s.shape[0]),
         "n_texts": int(s.shape[1]), "overall": overall,
-        "per_fold": [{n: round(p[n], DECIMALS) for n in names} for p in per_fold],
+        "per_fold": [{n: round(p[n], DECIMALS) for n in hits} for p in per_fold],
     }

@@ -98,6 +98,7 @@ def table_columns(table_name: str, metrics: Mapping[str, Sequence[str]]
         BISON_ALTERATION_LABELS,
         BISON_COLUMNS,
         BIVLC_TYPE_LABELS,
+        COCO_1K_COLUMNS,
         EXCLUDED_SUFFIX,
         SUGARCREPE_COLUMNS,
         WINOGROUND_SCORES,
@@ -128,6 +129,11 @@ def table_columns(table_name: str, metrics: Mapping[str, Sequence[str]]
                 for s in subsets("vg_relation", " accuracy")}
     elif table_name == "bison/bison":
         out |= {"Accuracy": ("bison", "accuracy")}
+        folded = [b for b, names in metrics.items()
+                  if any(str(n).startswith("folds ") for n in names)]
+        if folded:  # COCO-1K beside the accuracy: R@K inside the retrieval's folds
+            out |= {label: (folded[0], f"folds {key}")
+                    for key, label in COCO_1K_COLUMNS.items()}
         out |= {BISON_COLUMNS.get(s, s): ("bison", f"{s} accuracy")
                 for s in subsets("bison", " accuracy")}
     elif table_name == "bison/fig9":
