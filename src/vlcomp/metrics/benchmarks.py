@@ -75,20 +75,25 @@ def _single(df: pd.DataFrame, column: str) -> str:
     return str(values[0])
 
 
-PAIR_CHANCE = {"I2T": 25.0, "T2I": 25.0, "Group": percent(1 / 6),
-               "Ipos2T": 50.0, "Ineg2T": 50.0, "Tpos2I": 50.0, "Tneg2I": 50.0}
+# a 2 x 2 pair item's chance of each pair score, and the same in percent as records keep it
+PAIR_CHANCE_FRACTIONS = {"I2T": 1 / 4, "T2I": 1 / 4, "Group": 1 / 6,
+                         "Ipos2T": 1 / 2, "Ineg2T": 1 / 2, "Tpos2I": 1 / 2, "Tneg2I": 1 / 2}
+PAIR_CHANCE = {name: percent(level) for name, level in PAIR_CHANCE_FRACTIONS.items()}
 
 
-def chance_accuracy(df: pd.DataFrame) -> float | dict[str, float | None] | None:
+def chance_accuracy(df: pd.DataFrame, rounded: bool = True
+                    ) -> float | dict[str, float | None] | None:
     """The expected accuracy (%) of random scores: the mean of 1/k over items with k options
     (texts for i2t, images for t2i); for 2 x 2 pair items each pair score's level (text and
-    image scores 25 %, group 1/6, one direction 50 %), as the papers' Random rows."""
+    image scores 25 %, group 1/6, one direction 50 %), as the papers' Random rows.
+    ``rounded``: to ``DECIMALS`` places, as the metric records store it."""
     if not len(df):
         return None
+    scale = percent if rounded else (lambda fraction: 100.0 * fraction)
     if _single(df, "protocol") == "pair":
-        return dict(PAIR_CHANCE)
+        return {name: scale(level) for name, level in PAIR_CHANCE_FRACTIONS.items()}
     column = "image_ids" if _single(df, "protocol") == "t2i" else "texts"
-    return percent(float(np.mean([1.0 / len(options) for options in df[column]])))
+    return scale(float(np.mean([1.0 / len(options) for options in df[column]])))
 
 
 def _header(df: pd.DataFrame, metric: str, benchmark: str | None, options: Metrics) -> Metrics:

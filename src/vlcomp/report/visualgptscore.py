@@ -26,6 +26,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from vlcomp.metrics.benchmarks import PAIR_CHANCE_FRACTIONS, chance_accuracy
 from vlcomp.report.figures import _save_png
 from vlcomp.report.labels import DISPLAY_NAMES
 
@@ -77,16 +78,13 @@ def _frame(rows: dict[str, dict[str, float]], columns: Sequence[str],
 
 
 def chance_level(items: pd.DataFrame, metric: str) -> dict[str, float]:
-    """Accuracy (%) of random scores on a benchmark, per ``overall`` key of its headline:
-    1/k per image→text item with k texts (t2i: k images); a 2 × 2 pair's text and image
-    scores 25 %, its group score 1/6."""
+    """Accuracy (%) of random scores on a benchmark, per ``overall`` key of its headline
+    (`vlcomp.metrics.benchmarks.chance_accuracy`, unrounded): 1/k per image→text item with
+    k texts (t2i: k images); a 2 × 2 pair's text and image scores 25 %, its group score 1/6."""
     if metric in PAIR_KINDS:
-        return {"I2T": 25.0, "T2I": 25.0, "Group": 100 / 6}
-    options = [len(t) if p != "t2i" else len(i)
-               for t, i, p in zip(items["texts"], items["image_ids"], items["protocol"],
-                                  strict=True)]
-    value = 100 * float(np.mean([1 / k for k in options]))
-    return {key: value for _, key in HEADLINES[metric]}
+        return {key: 100 * PAIR_CHANCE_FRACTIONS[key] for _, key in HEADLINES[metric]}
+    level = chance_accuracy(items, rounded=False)
+    return {key: level for _, key in HEADLINES[metric]}
 
 
 def method_table(results: Records, metrics: Mapping[str, str],
