@@ -45,6 +45,9 @@ from vlcomp.report.labels import aro6_downstream as label_aro6_downstream  # noq
 from vlcomp.report.labels import (  # noqa: E402
     aro6_classification as label_aro6_classification,
 )
+from vlcomp.report.labels import (
+    folded_retrieval as label_folded_retrieval,
+)  # noqa: E402
 from vlcomp.report.labels import vgs_names as label_vgs_names  # noqa: E402
 from vlcomp.report.labels import world_names as label_world_names  # noqa: E402
 from vlcomp.report.labels import (  # noqa: E402
@@ -333,20 +336,28 @@ def bivlc_count_inputs(wildcards):
     return inputs
 
 
+# each VL-CheckList corpus's image folder (Visual Genome shared with CREPE, SWiG
+# downloaded, HAKE a checked manual download)
+VL_CHECKLIST_IMAGES = {
+    "vg": "resources/vg/images",
+    "swig": "resources/vl_checklist/swig",
+    "hake": "resources/vl_checklist/hake",
+}
+
+
 def vl_checklist_inputs(wildcards):
-    """VL-CheckList's release files and the image folders of the corpora scored (Visual
-    Genome shared with CREPE, SWiG downloaded, HAKE a checked manual download)."""
+    """VL-CheckList's release files and the image folders of the corpora scored (a manual
+    download's check file stands for its folder)."""
     inputs = {
         "release": [
             f"resources/vl_checklist/release/{path}" for path in VL_CHECKLIST_BLOBS
         ]
     }
-    folders = {
-        "vg": "resources/vg/images",
-        "swig": "resources/vl_checklist/swig",
-        "hake": "resources/vl_checklist/hake/.vlcomp_checked",
-    }
-    return inputs | {c: folders[c] for c in VL_CHECKLIST_CORPORA}
+    for corpus in VL_CHECKLIST_CORPORA:
+        folder = VL_CHECKLIST_IMAGES[corpus]
+        manual = folder.removeprefix("resources/") in MANUAL_CHECKS
+        inputs[corpus] = f"{folder}/.vlcomp_checked" if manual else folder
+    return inputs
 
 
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
@@ -453,9 +464,7 @@ CAPTIONER_GROUPS = {
     if all(m in CAPTIONING_MODELS for m in members)
 }
 # the COCO-1K retrieval BISON's table sets beside its accuracy (a retrieval scored in folds)
-BISON_RETRIEVAL = next(
-    (b for b in RETRIEVAL_BENCHMARKS if BENCHMARK_SPECS[b].get("folds")), None
-)
+BISON_RETRIEVAL = label_folded_retrieval(config)
 # benchmarks with uncertainty tables (choice benchmarks and retrieval galleries)
 ANALYSIS_BENCHMARKS = CHOICE_BENCHMARKS + RETRIEVAL_BENCHMARKS
 

@@ -86,6 +86,7 @@ if "vl_checklist" in BENCHMARKS and source_of("vl_checklist") == "release":
         params:
             release="resources/vl_checklist/release",
             corpora=VL_CHECKLIST_CORPORA,
+            image_roots={c: VL_CHECKLIST_IMAGES[c] for c in VL_CHECKLIST_CORPORA},
             missing=BENCHMARK_SPECS["vl_checklist"].get("missing_images", "error"),
             max_per_corpus=BENCHMARK_SPECS["vl_checklist"].get("max_per_corpus"),
         script:

@@ -8,14 +8,11 @@ from vlcomp.jobs import job_log
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
-    roots = {c: snakemake.input[c] for c in p.corpora if c != "hake"}
-    if "hake" in p.corpora:  # the check file sits in the folder
-        roots["hake"] = str(snakemake.input.hake).rsplit("/", 1)[0]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         items, images = vl_checklist_relation_items(
             p.release, "resources/vl_checklist", corpora=p.corpora, missing=p.missing,
-            max_per_corpus=p.max_per_corpus, image_roots=roots)
+            max_per_corpus=p.max_per_corpus, image_roots=p.image_roots)
     for warning in caught:
         log.warning("%s", warning.message)
     write_parquet(items, snakemake.output.benchmark)

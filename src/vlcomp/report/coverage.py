@@ -48,6 +48,7 @@ from vlcomp.report.labels import (
     aro_columns,
     benchmark_kind,
     configured_benchmarks,
+    folded_retrieval,
     vgs_names,
 )
 from vlcomp.report.published import (
@@ -248,10 +249,9 @@ def _bison(run: Run) -> TableCells:
     table = TableCells()
     if "bison" in run.benchmarks:
         _with_std(run, table, "bison", ["Accuracy"])
-        folded = [b for b in run.benchmarks if run.kind(b) == "retrieval"
-                  and run.config["benchmarks"][b].get("folds")]
+        folded = folded_retrieval(run.config)
         if folded:  # COCO-1K beside the accuracy (BISON Tables 3 / 7)
-            _with_std(run, table, folded[0], COCO_1K_COLUMNS.values())
+            _with_std(run, table, folded, COCO_1K_COLUMNS.values())
     return table
 
 

@@ -145,3 +145,10 @@ def vgs_names(config: Mapping[str, Any]) -> dict[str, str]:
     retrieval = {b: dataset_label(b, "retrieval") or "Retrieval"
                  for b in configured_benchmarks(config) if benchmark_kind(b) == "retrieval"}
     return world_names(config) | retrieval
+
+
+def folded_retrieval(config: Mapping[str, Any]) -> str | None:
+    """The retrieval benchmark scored in folds (COCO-1K), which BISON's table sets beside
+    its accuracy; None when no retrieval has ``folds``."""
+    return next((b for b in configured_benchmarks(config) if benchmark_kind(b) == "retrieval"
+                 and config["benchmarks"][b].get("folds")), None)
