@@ -25,6 +25,8 @@ HEADLINE_METRICS: dict[str, list[tuple[str, str]]] = {
               ("Ipos2T", " Ipos2T")],  # Ipos2T: SugarCrepe's direction on BiVLC's items
     "winoground": [("I2T", " text"), ("T2I", " image"), ("Group", " group")],
     "bison": [("accuracy", "")],
+    "crepe": [("accuracy", "")],
+    "vl_checklist": [("relation", "")],
     "retrieval": [("i2t_r1", " I2T R@1"), ("t2i_r1", " T2I R@1")],
     # ARO Table 6's rows: the linear probe under the dataset's name, zero-shot beside it
     # (vlcomp.report.labels.PROTOCOL_SUFFIXES)
