@@ -65,7 +65,7 @@ Cell = tuple[str, str]  # (row, column) as `models_as_rows` shows a reproduced t
 @dataclass
 class TableCells:
     """The cells a reproduced table will hold; ``data``: cells that exist only if the
-    released data has them."""
+    released data has them (or the run's machine can compute them: SPICE's jars)."""
 
     cells: set[Cell] = field(default_factory=set)
     data: set[Cell] = field(default_factory=set)
@@ -155,11 +155,12 @@ def _aro_table2(run: Run, relations: Iterable[str]) -> TableCells:
 
     labels = run.labels_with("vg_relation")
     table.add(labels, ["Accuracy"])
-    sections = run.config["benchmarks"]["vg_relation"].get("relation_groups", {})
-    table.add(labels, [f"Accuracy ({name})" for name in sections])
-    excluded = set(run.config["benchmarks"]["vg_relation"].get("symmetric_relations", []))
     released = run.source("vg_relation") == "aro"  # the released data's relations, else the
     names = relations if released else RELATIONS  # world grammar's
+    # a section holds the relations the data has of it (a subset may have none)
+    sections = run.config["benchmarks"]["vg_relation"].get("relation_groups", {})
+    table.add(labels, [f"Accuracy ({name})" for name in sections], data=released)
+    excluded = set(run.config["benchmarks"]["vg_relation"].get("symmetric_relations", []))
     table.add(labels, [r + EXCLUDED_SUFFIX if r in excluded else r for r in names],
               data=released)
     return table
@@ -261,7 +262,9 @@ def _bison_section6(run: Run) -> TableCells:
     if "bison" in run.benchmarks and run.source("bison") == "release" and \
             "caption_scores" in spec:
         metrics = spec["caption_scores"].get("metrics", ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"])
-        table.add(metrics, ["Accuracy"])
+        # SPICE runs where Stanford CoreNLP's jars are installed (pycocoevalcap fetches them)
+        table.add([m for m in metrics if m != "SPICE"], ["Accuracy"])
+        table.add([m for m in metrics if m == "SPICE"], ["Accuracy"], data=True)
     return table
 
 
