@@ -88,9 +88,20 @@ def test_tiny_dag_writes_every_table(tiny_run):
     tables = tiny_run / "results" / "tables"
     expected = ["aro/aro", "sugarcrepe/sugarcrepe", "bivlc/table2", "bivlc/table3", "bivlc/table6",
                 "bison/bison", "bison/fig9", "winoground/winoground"]
+    # chance rows as the papers print them: ARO's Chance-level, BiVLC Table 2's Random
+    chance = {"aro/aro": ("Chance-level", [50, 50, 20]),
+              "bivlc/table2": ("Random", [50, 25, 25, 100 / 6])}
     for stem in expected:
         md = (tables / f"{stem}.md").read_text()
         csv = pd.read_csv(tables / f"{stem}.csv", index_col="model")
+        if stem in chance:
+            row, levels = chance[stem]
+            assert list(csv.index) == [row, *LABELS], stem
+            level = csv.loc[row]
+            assert level[[c for c in csv.columns if not c.endswith(" std")]].tolist() == \
+                pytest.approx(levels, abs=1e-4), stem
+            assert level[[c for c in csv.columns if c.endswith(" std")]].isna().all(), stem
+            csv = csv.drop(index=row)
         assert list(csv.index) == LABELS, stem
         assert all(f"| {m} |" in md for m in LABELS)
         means = csv[[c for c in csv.columns if not c.endswith(" std")]]
@@ -212,8 +223,10 @@ def test_each_image_is_embedded_once_per_model(tiny_run):
         "world_test_shuffle_patches_s0", "world_test_shuffle_patches_s1", "world_train"
     ]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
-    # 8 choice benchmarks (BISON and its alterations included), retrieval queries, robustness
-    assert len(list(texts.glob("*.npy"))) == 10
+    # 9 choice benchmarks (BISON and its alterations included), retrieval queries, robustness
+    assert sorted(p.stem for p in texts.glob("*.npy")) == [
+        "bison", "bison_altered", "bivlc", "order", "robustness", "sugarcrepe",
+        "vg_attribution", "vg_relation", "vl_checklist", "winoground", "world_retrieval"]
 
 
 @pytest.mark.slow
@@ -420,13 +433,12 @@ def test_every_number_of_every_paper_table_has_its_interval(tiny_run):
 
     tables = sorted(tiny_run.glob("results/tables/*/*.csv"))
     # tables of counts, procedures, text statistics and caption metrics (common.smk's
-    # NO_CI_TABLES): nothing to resample, no companion; VisualGPTScore's appendix Tables 11
-    # and 13 have none yet
+    # NO_CI_TABLES): nothing to resample, no companion
     no_ci = {"bivlc/filter", "bivlc/table5", "robustness/granularity_statistics",
-             "bison/table4", "visualgptscore/table11", "visualgptscore/table13"}
+             "bison/table4"}
     paper = [t for t in tables if not t.stem.endswith(("_ci", "_vs_published"))
              and t.parent.name != "analysis" and f"{t.parent.name}/{t.stem}" not in no_ci]
-    assert len(paper) == 19
+    assert len(paper) == 20  # VisualGPTScore's Table 11 among them
     assert all((tiny_run / f"results/tables/{key}.csv").is_file() for key in no_ci)
     exact = 0
     for path in paper:
