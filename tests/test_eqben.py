@@ -273,6 +273,47 @@ def test_tag_metrics_give_a_captioner_each_tags_own_oracle_alpha(tmp_path):
     assert "Complex Reasoning" not in m["oracle"]  # no items
 
 
+def test_tag_intervals_resample_winoground_and_repick_each_tags_alpha(tmp_path):
+    """Table 13's CIs: each tag's scores (and a captioner's own oracle alpha*) with their
+    values equal to the tag record's, over Winoground's own resamples."""
+    from vlcomp.metrics.tag_uncertainty import tag_intervals
+
+    lines = [json.dumps({"id": i, "image_0": f"ex_{i}_img_0", "image_1": f"ex_{i}_img_1",
+                         "caption_0": f"a {i}", "caption_1": f"b {i}",
+                         "collapsed_tag": "Object", "tag": "x", "secondary_tag": "",
+                         "num_main_preds": 1}) for i in range(6)]
+    (tmp_path / "examples.jsonl").write_text("\n".join(lines) + "\n")
+    items, _ = winoground_items(tmp_path / "examples.jsonl", tmp_path / "images",
+                                expected_items=6)
+    df = _scored(add_diwan_tags(items, TAGGED), [CLEAN, MIXED, CLEAN, CLEAN, TIED, MIXED])
+    prior = {t: 0.0 for texts in df.texts for t in texts} | {"a 1": 0.02}
+    record = winoground_tag_metrics(df, prior, step=0.1)
+    table = tag_intervals(df, prior, step=0.1, n_resamples=300, bootstrap_seed=0)
+    got = {(r.subset, r.measure): r for r in table.itertuples()}
+    for tag, entry in record["subsets"].items():
+        if not entry["n"]:
+            assert (tag, "I2T") not in got  # Complex Reasoning has no item
+            continue
+        for key in ("I2T", "T2I", "Group"):
+            r = got[tag, key]
+            assert r.value == pytest.approx(entry[key], abs=1e-3) and r.n == entry["n"]
+            assert r.ci_low <= r.value <= r.ci_high
+            oracle = record["oracle"][tag]
+            assert got[tag, f"oracle.pair.{key}"].value == pytest.approx(oracle["oracle"][key],
+                                                                         abs=1e-3)
+        assert got[tag, "oracle.alpha"].value == pytest.approx(record["oracle"][tag]["alpha"])
+    # No Tag (items 0, 1, 4): text 1/3 at alpha 0; the resamples spread it over [0, 100]
+    no_tag = got["No Tag", "I2T"]
+    assert no_tag.ci_low == 0.0 and no_tag.ci_high == 100.0
+    # alpha* is picked again on each resample: its interval is not the point
+    assert got["No Tag", "oracle.alpha"].ci_low < got["No Tag", "oracle.alpha"].ci_high
+    # an ITM model (no prior): the alpha-0 scores only, on the same resamples
+    blind = tag_intervals(df, n_resamples=300, bootstrap_seed=0)
+    assert set(blind.measure) == {"I2T", "T2I", "Group"}
+    both = blind.merge(table, on=["subset", "measure"])
+    assert (both.ci_low_x == both.ci_low_y).all() and (both.ci_high_x == both.ci_high_y).all()
+
+
 REAL_TAGS = os.environ.get("VLCOMP_DIWAN_TAGS")
 
 

@@ -91,9 +91,9 @@ PAPER_JOBS = {
     # evaluation) images and their zero-shot prompts, and fit a probe per dataset; CIs per set
     "cifar_imagesets": 2, "imagenet_imagesets": 1, "embed_images": 24, "class_embeddings": 4,
     "classification_metrics": 12, "uncertainty_classification": 3,
-    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves,
-    # Tables 11 and 13 have none yet; Table 10 has one)
-    "table_intervals": 18,
+    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves;
+    # Tables 10, 11, 13 and BISON section 6 among these)
+    "table_intervals": 21,
 }
 
 
@@ -364,10 +364,11 @@ def test_real_formats_run_end_to_end(real_run):
     table13 = pd.read_csv(work / "results/tables/visualgptscore/table13.csv", index_col=0)
     assert "Winoground No-Tag Group Score" in table13.columns
     assert "BLIP-2 P(t|i) (alpha=alpha*)" in table13.index
-    # every number of every paper table has its CI (or is exact: counts, chance levels);
-    # VisualGPTScore's Tables 11 and 13 have no companion yet
+    # every number of every paper table has its CI (or is exact: counts, chance levels),
+    # VisualGPTScore's appendix Tables 11 and 13 and BISON section 6 included
     companions = sorted(work.glob("results/tables/*/*_ci.csv"))
-    assert len(companions) == 15
+    assert len(companions) == 18
+    assert {"table11_ci", "table13_ci", "section6_ci"} <= {p.stem for p in companions}
     for path in companions:
         notes = pd.read_csv(path).get("note", pd.Series(dtype=str)).fillna("")
         assert not (notes == NO_INTERVAL).any(), path

@@ -10,7 +10,9 @@ from vlcomp.metrics.alpha_curves import alpha_curve
 from vlcomp.report.visualgptscore import chance_level
 from vlcomp.report.visualgptscore_appendix import (
     blip2_table,
+    pair_score_cells,
     pair_score_table,
+    tag_cells,
     tag_label,
     tag_table,
 )
@@ -57,11 +59,11 @@ def pair_records():
                                       T2I=21.5, Group=10.0),
                 "eqben": _record("winoground", I2T=9.6, T2I=26.1, Group=5.0)},
     }
-    return results, {"cap": {"winoground": summary}}
+    return results, {"cap": {"winoground": summary}}, items
 
 
 def test_pair_score_table_has_alpha_rows_for_captioners(pair_records):
-    results, alpha = pair_records
+    results, alpha, _ = pair_records
     table = pair_score_table(results, alpha, {"itc": "BLIP ITC", "cap": "BLIP LM"})
     assert list(table.index) == ["BLIP ITC", "BLIP LM", "BLIP LM (alpha=1)",
                                  "BLIP LM (alpha=alpha*)"]
@@ -100,3 +102,39 @@ def test_tag_table_per_tag_with_each_tags_alpha():
     assert list(table.columns[:4]) == ["Winoground No-Tag Text Score",
                                        "Winoground No-Tag Image Score",
                                        "Winoground No-Tag Group Score", "Winoground No-Tag n"]
+
+
+def test_pair_score_cells_land_on_the_alpha_rows(pair_records):
+    """Table 11's companion: every alpha-row number finds its interval in the captioner's
+    alpha uncertainty table (the values equal, so the companion's check passes)."""
+    from vlcomp.metrics.alpha_uncertainty import alpha_intervals
+    from vlcomp.report.table_ci import table_cells
+
+    results, alpha, items = pair_records
+    labels = {"itc": "BLIP ITC", "cap": "BLIP LM"}
+    table = pair_score_table(results, alpha, labels)
+    intervals = alpha_intervals(items, PRIOR, metric="winoground",
+                                benchmark="winoground", step=0.01, repeats=2, n_resamples=50)
+    cells = pair_score_cells({"cap": {"winoground": intervals}}, labels)
+    values = {(c.row, c.metric): c.value for c in table_cells(table)}
+    alpha_rows = {k for k in values if k[0].endswith(("(alpha=1)", "(alpha=alpha*)"))
+                  and k[1].startswith("Winoground")}
+    assert {(row, column) for _, row, column in cells} == alpha_rows
+    for (_, row, column), (value, low, high, sd) in cells.items():
+        assert value == pytest.approx(values[row, column], abs=1e-3)
+        assert low <= value <= high and sd is None
+
+
+def test_tag_cells_name_table_13s_cells():
+    frame = pd.DataFrame({
+        "subset": ["No Tag", "No Tag", "No Tag", "Non Minimal", "No Tag", "No Tag"],
+        "measure": ["I2T", "T2I", "Group", "I2T", "oracle.pair.Group", "oracle.alpha"],
+        "value": [34.9, 28.5, 20.0, 50.0, 23.8, 0.8], "ci_low": 0.0, "ci_high": 60.0,
+        "n": 172})
+    cells = tag_cells({"cap": frame}, {"cap": "LM"})
+    table = "visualgptscore/table13"
+    assert cells[table, "LM", "Winoground No-Tag Text Score"] == (34.9, 0.0, 60.0, None)
+    assert cells[table, "LM", "Winoground NonCompositional Text Score"][0] == 50.0
+    assert cells[table, "LM (alpha=alpha*)", "Winoground No-Tag Group Score"][0] == 23.8
+    assert cells[table, "LM (alpha=alpha*)", "Winoground No-Tag alpha*"][0] == 0.8
+    assert len(cells) == 6

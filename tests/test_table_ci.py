@@ -193,3 +193,28 @@ def test_bivlc_removal_rates_are_resampled_over_sugarcrepe_items():
     line = (f"| {REMOVED_ROW} | {removed['REPLACE OBJ']:.2f} | - | - | - | "
             f"{removed['SWAP ATT']:.2f} |")
     assert line in interval_markdown(table, released)
+
+
+SECTION6 = """metric,Accuracy,ties
+BLEU-4,16.6667,0
+CIDEr-D,66.6667,0
+SPICE,,
+"""
+
+
+def test_bison_section6_takes_its_own_intervals_and_its_ties_are_counts(tmp_path):
+    """BISON section 6's accuracies find their CIs in the job's own uncertainty file; ties
+    are counts; SPICE (unavailable) is no number."""
+    from vlcomp.report.intervals import table_cell_intervals
+
+    path = tmp_path / "bison_section6.csv"
+    path.write_text("metric,value,ci_low,ci_high,n\nBLEU-4,16.6667,0.0,50.0,6\n"
+                    "CIDEr-D,66.6667,33.3333,100.0,6\n")
+    cells = table_cell_intervals("bison/section6", [path], {})
+    intervals = interval_table("bison/section6", read(SECTION6), lookup(cells))
+    got = intervals.set_index(["row", "column"])
+    assert got.loc[("CIDEr-D", "Accuracy"), "ci_low"] == pytest.approx(33.3333)
+    assert set(got.xs("ties", level="column").note) == {"count"}
+    assert not (intervals.note == NO_INTERVAL).any() and len(intervals) == 4
+    with pytest.raises(ValueError, match="bison/table4: no cell intervals of its own"):
+        table_cell_intervals("bison/table4", [path], {})

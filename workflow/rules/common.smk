@@ -846,15 +846,19 @@ def aro6_downstream():
 # Paper tables whose `_ci` companion (every number with its CI) is written with the table
 # itself, and tables that carry their CIs as columns already.
 OWN_CI_TABLES = ("visualgptscore/table2", "visualgptscore/table4")
-# (VisualGPTScore Tables 11 and 13: oracle-alpha and per-tag scores have no bootstrap yet)
+# companions holding intervals that no benchmark's uncertainty table has (alpha-picking
+# procedures, per-tag bootstraps, caption metrics as BISON systems): the summary reads them
+CELL_CI_TABLES = (
+    *OWN_CI_TABLES,
+    "visualgptscore/table11",
+    "visualgptscore/table13",
+    "bison/section6",
+)
 NO_CI_TABLES = (  # tables of counts, procedures and text statistics: nothing to resample
     "bivlc/filter",
     "bivlc/table5",
-    "bison/section6",
     "bison/table4",  # caption metrics of generated captions: not resampled here
     "robustness/granularity_statistics",
-    "visualgptscore/table11",
-    "visualgptscore/table13",
 )
 
 
@@ -906,7 +910,25 @@ def table_interval_inputs(wildcards):
             if key == "bivlc/table1"
             else []
         ),
+        "cells": cell_interval_files(key),
     }
+
+
+def cell_interval_files(key):
+    """The intervals of a table's cells that no benchmark's uncertainty table has:
+    VisualGPTScore Table 11's alpha rows, Table 13's tags, BISON section 6's caption
+    metrics."""
+    if key == "visualgptscore/table11":
+        return expand(
+            "results/uncertainty/alpha/{model}/{benchmark}.csv",
+            model=[m for m in BLIP_MODELS if m in GENERATIVE_MODELS],
+            benchmark=PAIR_TABLE_BENCHMARKS,
+        )
+    if key == "visualgptscore/table13":
+        return expand("results/uncertainty/winoground_tags/{model}.csv", model=TAG_MODELS)
+    if key == "bison/section6":
+        return ["results/uncertainty/bison_section6.csv"]
+    return []
 
 
 def all_tables():

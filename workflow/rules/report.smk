@@ -217,6 +217,7 @@ if BISON_CAPTION_SCORES:
             annotations="resources/coco/annotations2014",
         output:
             json="results/metrics/bison_section6.json",
+            intervals="results/uncertainty/bison_section6.csv",
             csv=report(
                 "results/tables/bison/section6.csv",
                 caption="../report/bison.rst",
@@ -240,6 +241,10 @@ if BISON_CAPTION_SCORES:
             seed=BISON_CAPTION_SCORES.get("seed", 0),
             n_negative_refs=BISON_CAPTION_SCORES.get("n_negative_refs", 4),
             tie_policy=BISON_CAPTION_SCORES.get("tie_policy", "strict"),
+            resamples=UNCERTAINTY["resamples"],
+            bootstrap_seed=UNCERTAINTY["seed"],
+            confidence=UNCERTAINTY["confidence"],
+            method=UNCERTAINTY["method"],
         script:
             "../scripts/bison_caption_scores.py"
 
@@ -553,6 +558,8 @@ rule table_intervals:
         detector_labels={
             m: MODEL_ENTRIES[m]["label"] for m in DETECTORS.get("encoders", [])
         },
+        model_labels={m: MODEL_ENTRIES[m]["label"] for m in BLIP_MODELS},
+        names=vgs_names(),
         best_of=[
             label for label, role in model_roles().items() if role == "discriminative"
         ],
@@ -741,14 +748,11 @@ rule summary:
             else []
         ),
         detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
-        alpha=(
-            expand(
-                "results/tables/visualgptscore/{table}_ci.csv",
-                table=["table2", "table4"],
-            )
-            if GENERATIVE_MODELS and ALPHA_BENCHMARKS
-            else []
-        ),
+        companions=[
+            f"results/tables/{key}_ci.csv"
+            for key in ci_tables(all_tables())
+            if key in CELL_CI_TABLES
+        ],
     output:
         report(
             "results/summary.md", caption="../report/summary.rst", category="Summary"

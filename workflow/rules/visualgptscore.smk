@@ -493,7 +493,8 @@ rule winoground_tags:
     input:
         unpack(winoground_tag_inputs),
     output:
-        "results/metrics/{model}/winoground_tags.json",
+        metrics="results/metrics/{model}/winoground_tags.json",
+        intervals="results/uncertainty/winoground_tags/{model}.csv",
     log:
         "logs/metrics/{model}/winoground_tags.log",
     benchmark:
@@ -510,6 +511,10 @@ rule winoground_tags:
         exclude=BENCHMARK_SPECS.get("winoground_no_tag", {}).get("exclude", []),
         prior=PRIOR_COLUMN,
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
+        resamples=UNCERTAINTY["resamples"],
+        bootstrap_seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
     script:
         "../scripts/winoground_tags.py"
 

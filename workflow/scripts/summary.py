@@ -11,7 +11,8 @@ with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
     lookup = load_cell_intervals(p.benchmarks, inp.intervals, inp.seeds, p.groups, p.kinds,
                                  p.labels, robustness=inp.robustness, detectors=inp.detectors,
-                                 detector_labels=p.detector_labels, alpha=inp.alpha)
+                                 detector_labels=p.detector_labels,
+                                 companions=inp.companions)
     headline = headline_table(lookup.numbers, lookup.columns, p.groups)
     compared = {f.removeprefix("results/tables/").removesuffix("_vs_published.csv"):
                 pd.read_csv(f) for f in inp.published}

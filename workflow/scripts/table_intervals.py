@@ -8,7 +8,7 @@ import pandas as pd
 from vlcomp.io import atomic_path, read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.report.generation import removal_cells
-from vlcomp.report.intervals import load_cell_intervals
+from vlcomp.report.intervals import load_cell_intervals, table_cell_intervals
 from vlcomp.report.table_ci import (
     EXACT_NOTES,
     NO_INTERVAL,
@@ -25,6 +25,8 @@ with job_log(snakemake.log[0]) as log:
         cells = removal_cells(sugarcrepe, bivlc, n_resamples=p.resamples, seed=p.seed,
                               confidence=p.confidence, method=p.method)
         released = not cells  # the hub's BiVLC beside SugarCrepe's release: no item matches
+    if inp.cells:  # intervals no benchmark's uncertainty table has
+        cells |= table_cell_intervals(p.table, inp.cells, p.model_labels, p.names)
     lookup = load_cell_intervals(p.benchmarks, inp.intervals, inp.seeds, p.groups, p.kinds,
                                  p.labels, robustness=inp.robustness, detectors=inp.detectors,
                                  detector_labels=p.detector_labels, cells=cells)

@@ -1,10 +1,13 @@
 """One model's Winoground scores per Diwan et al. tag (VisualGPTScore Table 13); for a
-captioner also each tag's own oracle alpha* and the scores at it."""
+captioner also each tag's own oracle alpha* and the scores at it; and every one of these
+numbers' bootstrap CI."""
 
 from vlcomp.data.winoground_tags import add_diwan_tags, read_tag_assignments
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.eqben import winoground_tag_metrics
+from vlcomp.metrics.tag_uncertainty import tag_intervals
+from vlcomp.report.tables import write_csv
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
@@ -24,6 +27,10 @@ with job_log(snakemake.log[0]) as log:
         prior = dict(zip(table.text, table[column], strict=True))
     record = winoground_tag_metrics(merged, prior, step=p.step, benchmark="winoground")
     record["model"] = snakemake.wildcards.model
-    write_json(record, snakemake.output[0])
-    log.info("%s", {tag: (s["n"], s["I2T"], s["T2I"], s["Group"])
-                    for tag, s in record["subsets"].items()})
+    intervals = tag_intervals(merged, prior, step=p.step, n_resamples=p.resamples,
+                              bootstrap_seed=p.bootstrap_seed, confidence=p.confidence,
+                              method=p.method)
+    write_json(record, snakemake.output.metrics)
+    write_csv(intervals, snakemake.output.intervals, index=False)
+    log.info("%s\n%s", {tag: (s["n"], s["I2T"], s["T2I"], s["Group"])
+                        for tag, s in record["subsets"].items()}, intervals.to_string())

@@ -227,21 +227,32 @@ class ProcedureBootstrap:
         return pd.DataFrame(self.rows, columns=COLUMNS)
 
 
-def _add_oracle_pair(boot: ProcedureBootstrap, correct: np.ndarray, image: np.ndarray,
-                     counted: np.ndarray, groups: np.ndarray | None) -> None:
-    """``oracle.pair.{I2T,T2I,Group}``: the text, image and group scores of 2 × 2 pair items
-    at each resample's own oracle α* (picked on its text score, as ``oracle.accuracy``)."""
+def add_oracle_pair(boot: ProcedureBootstrap, correct: np.ndarray, image: np.ndarray,
+                    counted: np.ndarray | None = None, groups: np.ndarray | None = None, *,
+                    mask: np.ndarray | None = None, prefix: str = "",
+                    alphas: np.ndarray | None = None) -> None:
+    """``{prefix}oracle.pair.{I2T,T2I,Group}``: the text, image and group scores of 2 × 2 pair
+    items at each resample's own oracle α* (picked on its text score, as
+    ``oracle.accuracy``), over the items of the 0/1 ``mask`` (all: None); with ``alphas``
+    (the grid of ``correct``'s columns) also ``{prefix}oracle.alpha``, NaN where the
+    resample has none of the masked items."""
     width = correct.shape[1]
+    chosen = np.ones(len(correct)) if mask is None else np.asarray(mask, np.float64)
     parts = [GroupedCurves(correct, counted, groups),
              GroupedCurves(correct & image[:, None], counted, groups),
              GroupedCurves(image[:, None], counted, groups)]
 
     def statistic(draw: Callable[[np.ndarray], np.ndarray]) -> dict[str, np.ndarray]:
-        full = draw(np.ones(len(correct)))
+        full = draw(chosen)
         text, group, image_score = full[:, :width], full[:, width:2 * width], full[:, -1]
         best, rows = _argmax(text), np.arange(len(full))
-        return {"oracle.pair.I2T": text[rows, best], "oracle.pair.T2I": image_score,
-                "oracle.pair.Group": group[rows, best]}
+        out = {f"{prefix}oracle.pair.I2T": text[rows, best],
+               f"{prefix}oracle.pair.T2I": image_score,
+               f"{prefix}oracle.pair.Group": group[rows, best]}
+        if alphas is not None:
+            out[f"{prefix}oracle.alpha"] = np.where(np.isnan(text).all(axis=1), np.nan,
+                                                    alphas[best])
+        return out
 
     boot.add(statistic,
              lambda w, mask: np.concatenate([c.curves(w * mask) for c in parts], axis=1),
@@ -267,7 +278,7 @@ def alpha_intervals(items: pd.DataFrame, prior: Mapping[str, float], *, metric: 
     boot.add(alpha_statistics(curves, alphas, splits),
              lambda w, mask: curves.curves(w * mask), curves.leave_one_out)
     if len(items) and (items["protocol"] == "pair").all():
-        _add_oracle_pair(boot, correct, pair_image_scores(items), counted, groups)
+        add_oracle_pair(boot, correct, pair_image_scores(items), counted, groups)
     fixed = {}
     for name, p in {"": prior, **{f"_{k}": v for k, v in (other_priors or {}).items()}}.items():
         blind = item_correct_over_alphas(prior_only_items(items, p), p, alphas[:1])

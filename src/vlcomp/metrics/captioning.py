@@ -348,6 +348,23 @@ def caption_score_accuracy(
     tokenizer: Tokenizer = "ptb",
     on_unavailable: OnUnavailable = "record",
 ) -> dict[str, Any]:
+    """BISON §6's record (`caption_score_outcomes`' first part)."""
+    return caption_score_outcomes(items, captions, metrics=metrics, seed=seed,
+                                  n_negative_refs=n_negative_refs, tie_policy=tie_policy,
+                                  tokenizer=tokenizer, on_unavailable=on_unavailable)[0]
+
+
+def caption_score_outcomes(
+    items: pd.DataFrame,
+    captions: pd.DataFrame,
+    *,
+    metrics: Sequence[str] = SECTION6_METRICS,
+    seed: int = 0,
+    n_negative_refs: int = 4,
+    tie_policy: Literal["strict", "lenient"] = "strict",
+    tokenizer: Tokenizer = "ptb",
+    on_unavailable: OnUnavailable = "record",
+) -> tuple[dict[str, Any], pd.DataFrame]:
     """BISON §6 ("Do caption score differences provide signal for BISON?"): score the query
     as a caption of each candidate image against that image's COCO references
     (`bison_reference_sets`) and pick the higher-scoring image; BISON accuracy (percent) per
@@ -355,7 +372,8 @@ def caption_score_accuracy(
     `caption_metrics` call, so CIDEr-D's idf comes from those reference sets. The paper does
     not say how ties are broken: ``strict`` counts a tie as wrong, ``lenient`` as right;
     ``ties`` counts them per metric. Published: BLEU-4 70.73, CIDEr-D 70.78, METEOR 74.44,
-    SPICE 62.79."""
+    SPICE 62.79. Returns the record and each item's outcome per available metric (index
+    ``item_id`` in the items' order, one bool column per metric: its pick was right)."""
     if tie_policy not in ("strict", "lenient"):
         raise ValueError(f"tie_policy must be 'strict' or 'lenient', got {tie_policy!r}")
     references, candidates = bison_reference_sets(items, captions, seed=seed,
@@ -365,15 +383,17 @@ def caption_score_accuracy(
     item_ids = list(dict.fromkeys(item for item, _ in references))
     overall: dict[str, float | None] = dict.fromkeys(metrics)
     ties: dict[str, int | None] = dict.fromkeys(metrics)
+    outcomes = pd.DataFrame(index=pd.Index(item_ids, name="item_id"))
     for metric, per in scored["per_item"].items():
         pos = np.array([per[(i, "positive")] for i in item_ids], dtype=np.float64)
         neg = np.array([per[(i, "negative")] for i in item_ids], dtype=np.float64)
         correct = pos > neg if tie_policy == "strict" else pos >= neg
         overall[metric] = round(100.0 * float(correct.mean()), DECIMALS)
         ties[metric] = int((pos == neg).sum())
+        outcomes[metric] = correct
     return {
         "metric": "caption_score_accuracy", "tie_policy": tie_policy, "seed": seed,
         "n_negative_refs": n_negative_refs, "tokenizer": tokenizer,
         "scorer": scored["scorer"], "n_items": len(item_ids), "overall": overall,
         "ties": ties, "unavailable": scored["unavailable"],
-    }
+    }, outcomes

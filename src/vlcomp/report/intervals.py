@@ -205,10 +205,12 @@ def load_cell_intervals(benchmarks: Sequence[str], interval_files: Sequence[str 
                         robustness: Iterable[str | Path] = (),
                         detectors: Iterable[str | Path] = (),
                         detector_labels: Mapping[str, str] | None = None,
-                        alpha: Iterable[str | Path] = (),
+                        companions: Iterable[str | Path] = (),
                         cells: Cells | None = None) -> CellIntervals:
     """`CellIntervals` from the uncertainty jobs' files: per benchmark its intervals and seed
-    spreads, the robustness and detector intervals, VisualGPTScore's ``table{2,4}_ci.csv``."""
+    spreads, the robustness and detector intervals, and the ``_ci.csv`` companions of tables
+    whose intervals no benchmark's uncertainty table has (VisualGPTScore Tables 2, 4, 11
+    and 13, BISON section 6)."""
     from vlcomp.report.generation import detector_cells
     from vlcomp.report.robustness import interval_cells
 
@@ -219,8 +221,34 @@ def load_cell_intervals(benchmarks: Sequence[str], interval_files: Sequence[str 
         found |= interval_cells(pd.read_csv(path), groups)
     for path in detectors:
         found |= detector_cells(pd.read_csv(path), detector_labels or {})
-    for path in alpha:  # results/tables/visualgptscore/table{2,4}_ci.csv
-        table = "visualgptscore/" + Path(path).name.removesuffix("_ci.csv")
+    for path in companions:  # results/tables/{paper}/{table}_ci.csv
+        path = Path(path)
+        table = f"{path.parent.name}/{path.name.removesuffix('_ci.csv')}"
         found |= CellIntervals.from_frame(table, pd.read_csv(path)).cells
     return CellIntervals(Numbers(intervals, seeds, groups), headline_columns(kinds, labels),
                          found)
+
+
+def table_cell_intervals(table_name: str, paths: Sequence[str | Path],
+                         model_labels: Mapping[str, str],
+                         names: Mapping[str, str] | None = None) -> Cells:
+    """Cells of the tables whose intervals no benchmark's uncertainty table has, from the
+    files their jobs write: VisualGPTScore Table 11's α rows
+    (``results/uncertainty/alpha/{model}/{benchmark}.csv``), Table 13's tags
+    (``results/uncertainty/winoground_tags/{model}.csv``), BISON section 6's caption metrics
+    (``results/uncertainty/bison_section6.csv``)."""
+    from vlcomp.report.visualgptscore_appendix import pair_score_cells, tag_cells
+
+    frames = {Path(p): pd.read_csv(p) for p in paths}
+    if table_name == "visualgptscore/table11":
+        per_model: dict[str, dict[str, pd.DataFrame]] = {}
+        for frame in frames.values():
+            per_model.setdefault(frame.model.iloc[0], {})[frame.benchmark.iloc[0]] = frame
+        return pair_score_cells(per_model, model_labels, names, table_name)
+    if table_name == "visualgptscore/table13":
+        return tag_cells({p.stem: f for p, f in frames.items()}, model_labels, table=table_name)
+    if table_name == "bison/section6":
+        return {(table_name, r.metric, "Accuracy"): (float(r.value), float(r.ci_low),
+                                                     float(r.ci_high), None)
+                for frame in frames.values() for r in frame.itertuples()}
+    raise ValueError(f"{table_name}: no cell intervals of its own")

@@ -21,6 +21,7 @@ from vlcomp.report.intervals import CHANCE_ROWS, CellIntervals
 from vlcomp.report.published import row_labels
 from vlcomp.report.summary import MATCH_TOLERANCE, cell, decimals_of
 from vlcomp.report.tables import MD_DECIMALS, SAMPLES_COLUMN, STD_SUFFIX, _is_std, to_markdown
+from vlcomp.report.visualgptscore_appendix import COUNT_SUFFIX
 
 CI_COLUMNS = ["row", "column", "value", "ci_low", "ci_high", "seed_sd", "note"]
 BEST_ROW = "Best discriminative"  # VisualGPTScore Table 1: the best model of each column
@@ -70,11 +71,15 @@ def table_cells(table: pd.DataFrame) -> list[TableCell]:
 
 
 def exact_note(table_name: str, row: str, metric: str, released: bool = False) -> str | None:
-    """Why a number needs no interval: a chance level, or a count (``released``: BiVLC
+    """Why a number needs no interval: a chance level, or a count (``# Samples``, BiVLC
+    Table 1's examples, VisualGPTScore Table 13's items per tag, BISON section 6's ties;
+    ``released``: BiVLC
     Table 1's removal rates compare two released sets, whose items do not match)."""
     if row in CHANCE_ROWS:
         return EXACT_NOTES[0]
-    if SAMPLES_COLUMN in (row, metric) or (table_name == "bivlc/table1" and row != REMOVED_ROW):
+    if SAMPLES_COLUMN in (row, metric) or (table_name == "bivlc/table1" and row != REMOVED_ROW) \
+            or (table_name == "visualgptscore/table13" and metric.endswith(COUNT_SUFFIX)) \
+            or (table_name == "bison/section6" and metric == "ties"):
         return EXACT_NOTES[1]
     if released and table_name == "bivlc/table1":
         return EXACT_NOTES[2]

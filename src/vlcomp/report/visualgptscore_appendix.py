@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from vlcomp.data.winoground_tags import NO_TAG, PAPER_NAMES, TAGS
+from vlcomp.report.intervals import Cells
 from vlcomp.report.visualgptscore import Records, _benchmarks, benchmark_name, method_table
 
 # the families of the appendix's rows: BLIP (Tables 11-13) and BLIP-2 (Tables 10-11)
@@ -30,6 +31,7 @@ BLIP2_FAMILIES = ("hf_blip2_itm", "hf_blip2_lm", "hf_blip2_qformer_lm")
 TABLE10_KINDS = ("aro_relation", "aro_attribution", "order", "crepe", "vl_checklist")
 PAIR_SCORES = {" Text Score": "I2T", " Image Score": "T2I", " Group Score": "Group"}
 ALPHA1, ORACLE = " (alpha=1)", " (alpha=alpha*)"
+COUNT_SUFFIX = " n"  # Table 13's items per tag (a count: exact)
 TAG_ORDER = (NO_TAG, *TAGS)
 
 
@@ -53,7 +55,6 @@ def blip2_table(results: Records, metrics: Mapping[str, str],
     return table.drop(index="Best discriminative", errors="ignore")
 
 
-
 def _collector() -> tuple[dict[str, dict[str, float]], list[str],
                           Callable[[str, Mapping[str, float | None]], None]]:
     """Rows being filled, their column order, and ``put(row, values)``: the non-None values
@@ -67,6 +68,7 @@ def _collector() -> tuple[dict[str, dict[str, float]], list[str],
         columns.extend(c for c in kept if c not in columns)
 
     return rows, columns, put
+
 
 def pair_score_table(results: Records, alpha: Records, labels: Mapping[str, str],
                      names: Mapping[str, str] | None = None) -> pd.DataFrame:
@@ -113,13 +115,56 @@ def tag_table(records: Mapping[str, Mapping[str, Any]], labels: Mapping[str, str
             if not entry.get("n"):
                 continue
             put(label, {prefix + s: entry.get(k) for s, k in PAIR_SCORES.items()}
-                | {f"{prefix} n": entry["n"]})
+                | {prefix + COUNT_SUFFIX: entry["n"]})
             oracle = record.get("oracle", {}).get(tag)
             if oracle is not None:
                 put(label + ORACLE, {prefix + s: oracle["oracle"][k]
                                      for s, k in PAIR_SCORES.items()}
                     | {f"{prefix} alpha*": oracle["alpha"]})
     return _frame(rows, columns)
+
+
+def pair_score_cells(intervals: Mapping[str, Mapping[str, pd.DataFrame]],
+                     labels: Mapping[str, str], names: Mapping[str, str] | None = None,
+                     table: str = "visualgptscore/table11") -> Cells:
+    """The intervals of `pair_score_table`'s α rows: ``intervals``: captioner -> pair
+    benchmark -> its α numbers' CIs (`vlcomp.metrics.alpha_uncertainty.alpha_intervals`:
+    ``accuracy_alpha1``, ``oracle.pair.*``, ``oracle.alpha``), as
+    `vlcomp.report.intervals.CellIntervals` cells. The α = 0 rows are each benchmark's
+    headline numbers, found there by column."""
+    cells: Cells = {}
+    for model, per_benchmark in intervals.items():
+        label = labels.get(model, model)
+        for benchmark, frame in per_benchmark.items():
+            name = benchmark_name(benchmark, names)
+            found = {r.measure: (float(r.value), float(r.ci_low), float(r.ci_high), None)
+                     for r in frame.itertuples()}
+            wanted = {(label + ALPHA1, f"{name} Text Score"): "accuracy_alpha1",
+                      (label + ORACLE, f"{name} alpha*"): "oracle.alpha"}
+            wanted |= {(label + ORACLE, name + suffix): f"oracle.pair.{key}"
+                       for suffix, key in PAIR_SCORES.items()}
+            cells |= {(table, row, column): found[measure]
+                      for (row, column), measure in wanted.items() if measure in found}
+    return cells
+
+
+def tag_cells(intervals: Mapping[str, pd.DataFrame], labels: Mapping[str, str],
+              name: str = "Winoground", table: str = "visualgptscore/table13") -> Cells:
+    """The intervals of every number of `tag_table` but the counts: ``intervals``: model ->
+    its per-tag CIs (`vlcomp.metrics.tag_uncertainty.tag_intervals`), as
+    `vlcomp.report.intervals.CellIntervals` cells."""
+    cells: Cells = {}
+    for model, frame in intervals.items():
+        label = labels.get(model, model)
+        for r in frame.itertuples():
+            prefix = f"{name} {tag_label(r.subset)}"
+            key = r.measure.removeprefix("oracle.pair.").removeprefix("oracle.")
+            column = prefix + (" alpha*" if key == "alpha" else
+                               next(s for s, k in PAIR_SCORES.items() if k == key))
+            row = label + ORACLE if r.measure.startswith("oracle.") else label
+            cells[table, row, column] = (float(r.value), float(r.ci_low), float(r.ci_high),
+                                         None)
+    return cells
 
 
 def _frame(rows: Mapping[str, Mapping[str, float]], columns: Sequence[str]) -> pd.DataFrame:
