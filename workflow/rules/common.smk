@@ -66,7 +66,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     TABLE10_KINDS,
 )
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
-from vlcomp.text.wordnet import WORDNET_SOURCE  # noqa: E402
+from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
 
 # Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
 prepend_pythonpath(Path(workflow.basedir) / "src")

@@ -23,11 +23,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from vlcomp.metrics.benchmarks import PAIR_CHANCE_FRACTIONS, chance_accuracy
-from vlcomp.report.figures import _save_png
 from vlcomp.report.labels import DISPLAY_NAMES
 
 BENCHMARK_NAMES = {b: n for b, n in DISPLAY_NAMES.items() if b != "bison_altered"}
@@ -228,6 +225,12 @@ def alpha_curves_figure(curves: Mapping[tuple[str, str], pd.DataFrame],
     """Accuracy (%) against α, one panel per benchmark, one line per model; a dot marks each
     model's oracle α*. ``curves`` maps (model, benchmark) to its curve (``alpha``,
     ``accuracy``)."""
+    # here, not at module load: the workflow's parse and the table jobs need no matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from vlcomp.report.figures import _save_png
+
     benchmarks = _benchmarks(records)
     cols = min(3, len(benchmarks)) or 1
     rows_n = int(np.ceil(len(benchmarks) / cols)) or 1

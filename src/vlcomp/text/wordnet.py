@@ -33,26 +33,17 @@ from pathlib import Path
 import nltk
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-WORDNET_SOURCE = Path("/usr/share/wordnet")
-"""Where Debian's ``wordnet-base`` installs the WordNet 3.0 database files."""
-
-WORDNET_DIR = Path("resources/wordnet")
-"""The built folder, relative to the workflow's working directory."""
-
-DEBIAN_PACKAGE = "wordnet-base"
-BUILD_COMMAND = "snakemake resources/wordnet  (or: python -m vlcomp.text.wordnet resources/wordnet)"
-
-DATABASE_FILES: tuple[str, ...] = (
-    *(f"{kind}.{pos}" for kind in ("index", "data") for pos in ("noun", "verb", "adj", "adv")),
-    *(f"{pos}.exc" for pos in ("noun", "verb", "adj", "adv")),
-    "cntlist.rev",
-    "sents.vrb",
-    "sentidx.vrb",
+from vlcomp.text.wordnet_files import (
+    BUILD_COMMAND,
+    DATABASE_FILES,
+    DEBIAN_PACKAGE,
+    OPTIONAL_FILES,
+    WORDNET_DIR,
+    WORDNET_SOURCE,
 )
-"""WordNet 3.0 database files that must be in the source folder (all are in ``wordnet-base``)."""
 
-OPTIONAL_FILES: tuple[str, ...] = ("index.sense",)
-"""Copied when the source has them (a Princeton ``dict/`` folder does, Debian does not)."""
+__all__ = ["BUILD_COMMAND", "DATABASE_FILES", "DEBIAN_PACKAGE", "OPTIONAL_FILES", "WORDNET_DIR",
+           "WORDNET_SOURCE", "OfflineWordNetReader", "build_wordnet_dir", "load_wordnet"]
 
 SYNTACTIC_CATEGORIES = {1: "noun", 2: "verb", 3: "adjective", 4: "adverb"}
 
