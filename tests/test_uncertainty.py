@@ -165,6 +165,23 @@ def test_seed_spread_sets_training_seeds_beside_item_spread():
                                           "mean_ci_width": 10.0}]
 
 
+def test_seed_files_keep_their_columns_when_no_seed_group_has_the_benchmark():
+    """A benchmark scored only by single models (a classification set of the pretrained
+    CLIP while CLIP-FT has two seeds): its seeds file still has the interval columns, and
+    the lookup of the group finds no number instead of failing."""
+    from vlcomp.report.intervals import Numbers
+
+    table = pd.DataFrame({"model": ["b"], "metric": ["acc"], "value": [50.0],
+                          "ci_low": [45.0], "ci_high": [55.0]})
+    empty = pd.DataFrame(columns=["group", "metric", "seeds", "value", "ci_low", "ci_high"])
+    spread = seed_spread(table, {"a": ["a_s0", "a_s1"], "b": ["b"]}, empty)
+    assert list(spread.columns) == ["group", "metric", "seeds", "mean", "seed_std",
+                                    "mean_ci_width", "ci_low", "ci_high"] and spread.empty
+    numbers = Numbers({"set": table}, {"set": spread}, {"a": ["a_s0", "a_s1"], "b": ["b"]})
+    assert numbers.get("b", "set", "acc") == (50.0, 45.0, 55.0, None)
+    assert numbers.get("a", "set", "acc") is None
+
+
 def test_unknown_kind_and_bad_confidence_are_named():
     items, scores = choice_bench(10, "i2t", ["a"])
     with pytest.raises(ValueError, match="kind 'retrieval'"):

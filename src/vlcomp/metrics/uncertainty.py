@@ -417,7 +417,7 @@ def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]],
                          "mean_ci_width": float((part.ci_high - part.ci_low).mean())})
     out = pd.DataFrame(rows, columns=["group", "metric", "seeds", "mean", "seed_std",
                                       "mean_ci_width"])
-    if group_intervals is not None and len(out):
+    if group_intervals is not None:  # the same columns when no group has two seeds here
         out = out.merge(group_intervals[["group", "metric", "ci_low", "ci_high"]],
                         on=["group", "metric"], how="left")
     return out

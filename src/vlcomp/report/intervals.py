@@ -55,6 +55,7 @@ def group_intervals(intervals: pd.DataFrame, seeds: pd.DataFrame,
                                        "value": mine["mean"], "ci_low": mine.ci_low,
                                        "ci_high": mine.ci_high,
                                        "seed_std": mine.get("seed_std", np.nan)}))
+    parts = [p for p in parts if len(p)]  # a group without the benchmark adds no row
     return pd.concat(parts, ignore_index=True) if parts else intervals.iloc[:0]
 
 
