@@ -27,7 +27,9 @@ SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "e
                 "score_generative_choice"]
 GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics",
                   "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables",
-                  "uncertainty_alpha"]
+                  "uncertainty_alpha", "blind_scores", "held_out_accuracy", "winoground_tags",
+                  "uncertainty", "uncertainty_retrieval", "uncertainty_robustness",
+                  "uncertainty_classification"]
 
 
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -57,7 +59,7 @@ def cut_config(path: Path) -> Path:
                          ("vg_relation", "vg_attribution", "sugarcrepe", "world_retrieval")}
     cfg["train"] = {"world_clip": cfg["train"]["world_clip"]}
     cfg["models"] = {"world_clip": cfg["models"]["world_clip"]}
-    for key in ("generation", "detectors", "hard_negatives"):
+    for key in ("generation", "detectors", "hard_negatives", "classification"):
         cfg.pop(key, None)
     # world CLIP again, as a user's own model whose first attempt fails (retries must save it)
     cfg["models"]["flaky"] = {
