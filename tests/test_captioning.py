@@ -341,11 +341,15 @@ def test_caption_score_accuracy_picks_the_higher_score_and_counts_ties(bison_fil
                 "unavailable": {"SPICE": "unavailable: test"}}
 
     monkeypatch.setattr(cap, "caption_metrics", fake_metrics)
-    out = caption_score_accuracy(items, refs, metrics=("BLEU-4", "SPICE"))
+    out, outcomes = caption_score_accuracy(items, refs, metrics=("BLEU-4", "SPICE"))
     assert out["overall"] == {"BLEU-4": 33.3333, "SPICE": None}
     assert out["ties"] == {"BLEU-4": 1, "SPICE": None}
     assert out["unavailable"] == {"SPICE": "unavailable: test"}
-    lenient = caption_score_accuracy(items, refs, metrics=("BLEU-4",), tie_policy="lenient")
+    # each item's outcome, in the items' order (what section 6's bootstrap resamples)
+    assert list(outcomes.columns) == ["BLEU-4"]
+    assert list(outcomes.index) == list(items.item_id)
+    assert outcomes["BLEU-4"].tolist() == [True, False, False]
+    lenient, _ = caption_score_accuracy(items, refs, metrics=("BLEU-4",), tie_policy="lenient")
     assert lenient["overall"]["BLEU-4"] == 66.6667
 
 
@@ -353,8 +357,8 @@ def test_caption_score_accuracy_picks_the_higher_score_and_counts_ties(bison_fil
 @pytest.mark.parametrize("tokenizer", TOKENIZERS)
 def test_caption_score_accuracy_with_real_scorers(bison_files, tokenizer):
     items, refs = bison_files
-    out = caption_score_accuracy(items, refs, metrics=("BLEU-4", "CIDEr-D", "ROUGE-L"),
-                                 tokenizer=tokenizer)
+    out, _ = caption_score_accuracy(items, refs, metrics=("BLEU-4", "CIDEr-D", "ROUGE-L"),
+                                    tokenizer=tokenizer)
     # item 0: the positive's other captions share 4-grams with the query, the cat captions do
     # not; item 1: the negative image carries the query's exact text; item 2: same references
     assert out["overall"] == {"BLEU-4": 33.3333, "CIDEr-D": 33.3333, "ROUGE-L": 33.3333}

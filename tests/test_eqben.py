@@ -215,7 +215,8 @@ def test_tag_file_errors(tmp_path, text, message):
         read_tag_assignments(path)
 
 
-def test_no_tag_metrics_on_winoground_items(tmp_path):
+def _six_winoground_items(tmp_path) -> pd.DataFrame:
+    """Six Winoground items as the release's examples.jsonl lists them (ids 0-5)."""
     lines = [json.dumps({"id": i, "image_0": f"ex_{i}_img_0", "image_1": f"ex_{i}_img_1",
                          "caption_0": f"a {i}", "caption_1": f"b {i}",
                          "collapsed_tag": "Object", "tag": "x", "secondary_tag": "",
@@ -223,6 +224,11 @@ def test_no_tag_metrics_on_winoground_items(tmp_path):
     (tmp_path / "examples.jsonl").write_text("\n".join(lines) + "\n")
     items, _ = winoground_items(tmp_path / "examples.jsonl", tmp_path / "images",
                                 expected_items=6)
+    return items
+
+
+def test_no_tag_metrics_on_winoground_items(tmp_path):
+    items = _six_winoground_items(tmp_path)
     tagged = add_diwan_tags(items, TAGGED)
     assert tagged.no_tag.tolist() == [True, True, False, False, True, False]
     assert tagged.diwan_tags[3] == ["Unusual Image", "Visually Difficult"]
@@ -248,13 +254,7 @@ def test_no_tag_metrics_on_winoground_items(tmp_path):
 
 
 def test_tag_metrics_give_a_captioner_each_tags_own_oracle_alpha(tmp_path):
-    lines = [json.dumps({"id": i, "image_0": f"ex_{i}_img_0", "image_1": f"ex_{i}_img_1",
-                         "caption_0": f"a {i}", "caption_1": f"b {i}",
-                         "collapsed_tag": "Object", "tag": "x", "secondary_tag": "",
-                         "num_main_preds": 1}) for i in range(6)]
-    (tmp_path / "examples.jsonl").write_text("\n".join(lines) + "\n")
-    items, _ = winoground_items(tmp_path / "examples.jsonl", tmp_path / "images",
-                                expected_items=6)
+    items = _six_winoground_items(tmp_path)
     df = _scored(add_diwan_tags(items, TAGGED), [CLEAN, MIXED, CLEAN, CLEAN, TIED, MIXED])
     blind = winoground_tag_metrics(df)
     assert "oracle" not in blind and blind["metric"] == "winoground_tags"
@@ -278,13 +278,7 @@ def test_tag_intervals_resample_winoground_and_repick_each_tags_alpha(tmp_path):
     values equal to the tag record's, over Winoground's own resamples."""
     from vlcomp.metrics.tag_uncertainty import tag_intervals
 
-    lines = [json.dumps({"id": i, "image_0": f"ex_{i}_img_0", "image_1": f"ex_{i}_img_1",
-                         "caption_0": f"a {i}", "caption_1": f"b {i}",
-                         "collapsed_tag": "Object", "tag": "x", "secondary_tag": "",
-                         "num_main_preds": 1}) for i in range(6)]
-    (tmp_path / "examples.jsonl").write_text("\n".join(lines) + "\n")
-    items, _ = winoground_items(tmp_path / "examples.jsonl", tmp_path / "images",
-                                expected_items=6)
+    items = _six_winoground_items(tmp_path)
     df = _scored(add_diwan_tags(items, TAGGED), [CLEAN, MIXED, CLEAN, CLEAN, TIED, MIXED])
     prior = {t: 0.0 for texts in df.texts for t in texts} | {"a 1": 0.02}
     record = winoground_tag_metrics(df, prior, step=0.1)

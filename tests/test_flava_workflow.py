@@ -93,7 +93,7 @@ def test_flava_pair_job_end_to_end(tmp_path):
     cfg["benchmarks"] = {b: cfg["benchmarks"][b]
                          for b in ("vg_relation", "sugarcrepe", "world_retrieval")}
     cfg["train"] = {}
-    for key in ("generation", "detectors", "hard_negatives", "captioners"):
+    for key in ("generation", "detectors", "hard_negatives", "captioners", "classification"):
         cfg.pop(key, None)
     entry = {"family": "hf_flava", "model": str(tmp_path / "flava"), "pair_score": "itm_prob",
              "pair_benchmarks": ARO_SETS}

@@ -10,7 +10,7 @@ import pandas as pd
 from vlcomp.data.coco_references import coco_references
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
-from vlcomp.metrics.captioning import caption_score_outcomes
+from vlcomp.metrics.captioning import caption_score_accuracy
 from vlcomp.metrics.uncertainty import ratio_intervals
 from vlcomp.report.tables import write_csv, write_table
 
@@ -19,7 +19,7 @@ with job_log(snakemake.log[0]) as log:
     items = read_parquet(snakemake.input.bison)
     captions = coco_references(Path(snakemake.input.annotations) / "annotations"
                                / "captions_val2014.json")
-    result, outcomes = caption_score_outcomes(items, captions, metrics=p.metrics, seed=p.seed,
+    result, outcomes = caption_score_accuracy(items, captions, metrics=p.metrics, seed=p.seed,
                                               n_negative_refs=p.n_negative_refs,
                                               tie_policy=p.tie_policy)
     ones = np.ones(len(outcomes))

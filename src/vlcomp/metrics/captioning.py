@@ -347,23 +347,6 @@ def caption_score_accuracy(
     tie_policy: Literal["strict", "lenient"] = "strict",
     tokenizer: Tokenizer = "ptb",
     on_unavailable: OnUnavailable = "record",
-) -> dict[str, Any]:
-    """BISON §6's record (`caption_score_outcomes`' first part)."""
-    return caption_score_outcomes(items, captions, metrics=metrics, seed=seed,
-                                  n_negative_refs=n_negative_refs, tie_policy=tie_policy,
-                                  tokenizer=tokenizer, on_unavailable=on_unavailable)[0]
-
-
-def caption_score_outcomes(
-    items: pd.DataFrame,
-    captions: pd.DataFrame,
-    *,
-    metrics: Sequence[str] = SECTION6_METRICS,
-    seed: int = 0,
-    n_negative_refs: int = 4,
-    tie_policy: Literal["strict", "lenient"] = "strict",
-    tokenizer: Tokenizer = "ptb",
-    on_unavailable: OnUnavailable = "record",
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """BISON §6 ("Do caption score differences provide signal for BISON?"): score the query
     as a caption of each candidate image against that image's COCO references
