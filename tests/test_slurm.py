@@ -2,7 +2,8 @@
 shipped profile), giving the same tables as a local run.
 
 scripts/slurm/start.sh installs and starts SLURM (Debian packages, root); where it cannot,
-the test is skipped with the reason. The daemons it started are stopped by pid afterwards.
+the test is skipped with the reason. The daemons it started are stopped by pid at the
+session's end.
 The config is the tiny end-to-end one cut to the ARO/SugarCrepe/retrieval part (pretraining,
 4 benchmarks, a model that fails once, every table they feed): every
 SLURM job pays a Snakemake start-up and status polling, so the whole tiny DAG would take
@@ -12,44 +13,17 @@ most of CI's time (scripts/bench_slurm.py measures it).
 from __future__ import annotations
 
 import filecmp
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from .workflow_runs import SLURM_START, SLURM_STOP, run_env, slurm_command
-
-TIMEOUT_S = 900  # SIGINT after this (the plugin can wait forever on an unknown job status)
-
 
 @pytest.fixture(scope="module")
-def slurm(tmp_path_factory):
-    state = tmp_path_factory.mktemp("slurm-state")
-    started = subprocess.run(["bash", str(SLURM_START), str(state)], capture_output=True, text=True,
-                             timeout=600)
-    if started.returncode == 3:
-        pytest.skip(f"SLURM cannot be installed here: {started.stderr.strip()}")
-    assert started.returncode == 0, started.stdout + started.stderr
-    yield state
-    subprocess.run(["bash", str(SLURM_STOP), str(state)], check=False, timeout=60)
-
-
-def timed(cmd: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
-    start = time.perf_counter()
-    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT_S + 60,
-                            env=run_env(slurm=True))
-    return result, time.perf_counter() - start
-
-
-@pytest.fixture(scope="module")
-def runs(slurm, cut_run, cut_config_file, tmp_path_factory):
-    """(local folder, seconds), (SLURM folder, seconds, log) of the same config."""
+def runs(slurm_run, cut_run):
+    """(local folder, seconds), (SLURM folder, seconds, log) of the same config (both runs
+    start with the session: tests/conftest.py)."""
     local, local_s, _ = cut_run
-    work = tmp_path_factory.mktemp("cut-slurm")
-    result, slurm_s = timed(slurm_command(cut_config_file, work, TIMEOUT_S), work)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
-    return (local, local_s), (work, slurm_s, result.stderr)
+    return (local, local_s), slurm_run
 
 
 @pytest.mark.slow

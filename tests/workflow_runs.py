@@ -1,11 +1,14 @@
-"""Running the workflow from tests and benchmarks: the snakemake command, the tiny
-end-to-end config, a cut of it, and the command that runs a config through a local SLURM."""
+"""Running the workflow from tests and benchmarks: the snakemake command (run, or started in
+the background), the tiny end-to-end config, a cut of it, and the command that runs a config
+through a local SLURM."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -34,9 +37,54 @@ GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics"
 
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
     """Run Snakemake on this checkout's Snakefile with `cwd` as working folder."""
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(cwd), *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env=run_env())
+    return subprocess.run(snakemake_command(*args, cwd=cwd), cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, env=run_env())
+
+
+def snakemake_command(*args: str, cwd: Path) -> list[str]:
+    return [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(cwd), *args]
+
+
+@dataclass
+class StartedRun:
+    """A command started in the background (`start`), its output going to files beside its
+    folder; `wait` gives its `subprocess.CompletedProcess` and the seconds it ran."""
+
+    process: subprocess.Popen
+    out: Path
+    err: Path
+    deadline: float
+    started: float
+    seconds: float | None = None
+
+    def wait(self) -> subprocess.CompletedProcess:
+        if self.seconds is None:
+            try:
+                self.process.wait(timeout=max(1.0, self.deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                raise
+            self.seconds = time.monotonic() - self.started  # at most the wait's lateness
+        return subprocess.CompletedProcess(self.process.args, self.process.returncode,
+                                           self.out.read_text(), self.err.read_text())
+
+    def stop(self) -> None:
+        """Kill it if it still runs (an interrupted session)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def start(cmd: list[str], cwd: Path, timeout: float, slurm: bool = False) -> StartedRun:
+    """Start `cmd` in `cwd` without waiting (stdout and stderr to ``cwd.name + .out/.err``
+    beside `cwd`): the workflow runs of the test session overlap each other and the unit
+    tests on the 2-core CI machines."""
+    out, err = cwd.with_name(cwd.name + ".out"), cwd.with_name(cwd.name + ".err")
+    with open(out, "w") as o, open(err, "w") as e:
+        process = subprocess.Popen(cmd, cwd=cwd, stdout=o, stderr=e, env=run_env(slurm))
+    now = time.monotonic()
+    return StartedRun(process, out, err, now + timeout, now)
 
 
 def run_env(slurm: bool = False) -> dict[str, str]:
