@@ -1,7 +1,7 @@
 """The real-format run: config/paper.yaml cut down to the files of the miniature download
 sites (tests/real_mirror.py), with tiny models of every family it runs (CLIP, BLIP ITM and
-captioner, BLIP-2's Q-Former ITM and FLAN-T5, text-only LMs, SDXL), saved the way the real ones
-are and loaded through the same code paths."""
+captioner, BLIP-2's Q-Former ITM and FLAN-T5, X-VLM, text-only LMs, SDXL), saved the way the
+real ones are and loaded through the same code paths."""
 
 from __future__ import annotations
 
@@ -81,6 +81,7 @@ def prepare_paper_run(root: Path) -> Path:
     from .tiny_lm import save_tiny_causal_lm, save_tiny_seq2seq_lm
 
     mirrors = build_mirror(root / "mirror")
+    paper_models = yaml.safe_load(PAPER.read_text())["models"]
     model_cfg = {"embed_dim": 32, "vision": {"image_size": 32, "layers": [1, 1, 1, 1],
                                              "width": 16, "head_width": 16},
                  "text": {"context_length": 32, "vocab_size": 49408, "width": 32, "heads": 2,
@@ -106,6 +107,11 @@ def prepare_paper_run(root: Path) -> Path:
                       "pair_score": "itm_prob", "label": "BLIP-2 ITM"},
         "blip2_t5": {"family": "hf_blip2_lm", "model": str(blip2_t5), "retrieval": False,
                      "label": "BLIP-2 P(t|i)"},
+        # ARO's X-VLM from the mirror's Drive and GitHub files, as config/paper.yaml names
+        # them, with the mirror's tokenizer; ITM on ARO's sets only, as its Flickr30k entry
+        "xvlm_coco": {**paper_models["xvlm_coco"],
+                      "tokenizer": str(root / "mirror" / "xvlm_tokenizer"),
+                      "pair_benchmarks": ["vg_relation", "vg_attribution", "coco_order"]},
     }
     config = root / "paper_tiny.yaml"
     pipeline, dpo = save_tiny_sdxl(root / "sdxl")

@@ -3,7 +3,8 @@ the download rules through ``file://`` mirrors (``downloads.mirrors``).
 
 `build_mirror` writes COCO 2014/2017 image zips, the 2014 captions zip, BLIP's Karpathy JSONs,
 SugarCrepe's seven JSONs, ARO's VG JSONs + image zip and Winoground's zip (Google Drive
-ids), BISON's annotations, NegCLIP's released training TSV and CIFAR-10's python archive;
+ids), BISON's annotations, NegCLIP's released training TSV, CIFAR-10's python archive and a
+tiny X-VLM in its release's files (Drive checkpoint and YAML, the repository's JSONs);
 `tests/paper_run.py` cuts config/paper.yaml down to them, with tiny models.
 """
 
@@ -34,6 +35,8 @@ from vlcomp.data.sources import (
     VG_IMAGES,
     VL_CHECKLIST_BLOBS,
     VL_CHECKLIST_COMMIT,
+    XVLM_COMMIT,
+    XVLM_CONFIG_BLOBS,
 )
 
 COLOURS = ["red", "blue", "green", "yellow", "white", "black"]
@@ -51,6 +54,7 @@ VL_CHECKLIST_PREFIX = ("https://raw.githubusercontent.com/om-ai-lab/VL-CheckList
                        f"{VL_CHECKLIST_COMMIT}")
 DIWAN_PREFIX = f"https://raw.githubusercontent.com/ajd12342/why-winoground-hard/{DIWAN_COMMIT}"
 SWIG_PREFIX = "https://swig-data-weights.s3.us-east-2.amazonaws.com"
+XVLM_PREFIX = f"https://raw.githubusercontent.com/zengyan-97/X-VLM/{XVLM_COMMIT}/configs"
 CREPE_HEADER = ("image_id,caption,n,n_objects,n_relations,n_attributes,n_connected_components,"
                 "hard_negs,x,y,width,height\n")
 VG_IDS = (2315001, 2315002, 2415003)  # the last one in VG_100K_2 (images2.zip)
@@ -242,7 +246,9 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     _zip(gdrive / (wino_id + "&export=download&confirm=t"), wino)
     _visualgptscore_sets(root, rng)
     cifar10_archive(root / "cifar" / "cifar-10-python.tar.gz")  # 100 train, 20 test images
+    _xvlm(root)
     return {
+        XVLM_PREFIX: (root / "xvlm_configs").as_uri(),
         CIFAR_URL: (root / "cifar").as_uri(),
         VG_IMAGES: (root / "vg").as_uri(),
         CREPE_PREFIX: (root / "crepe").as_uri(),
@@ -262,6 +268,23 @@ def _gdrive_name(source: str, index: int) -> str:
     """The mirror's file name of a Google Drive download of a source."""
     return SOURCES[source].files[index].url.split("id=")[1].split("&")[0] + \
         "&export=download&confirm=t"
+
+
+def _xvlm(root: Path) -> None:
+    """ARO's X-VLM COCO retrieval checkpoint and its YAML at their Drive ids, the Swin and
+    BERT JSONs in X-VLM's repository (a tiny X-VLM, tests/tiny_xvlm.py); its tokenizer
+    (ARO's is the hub's bert-base-uncased) in ``xvlm_tokenizer``, given by the configuration."""
+    from .tiny_xvlm import write_model
+
+    folder = root / "xvlm_tiny"
+    checkpoint, config = write_model(folder, words=caption_words())
+    gdrive, configs = root / "gdrive", root / "xvlm_configs"
+    configs.mkdir(parents=True, exist_ok=True)
+    (gdrive / _gdrive_name("xvlm_coco", 0)).write_bytes(checkpoint.read_bytes())
+    (gdrive / _gdrive_name("xvlm_coco", 1)).write_bytes(config.read_bytes())
+    for name in XVLM_CONFIG_BLOBS:
+        (configs / name).write_bytes((folder / name).read_bytes())
+    (folder / "tokenizer").rename(root / "xvlm_tokenizer")
 
 
 def _visualgptscore_sets(root: Path, rng: np.random.Generator) -> None:
@@ -361,15 +384,16 @@ def _tar(path: Path, members: dict[str, bytes]) -> None:
 
 def mirror_checksums() -> dict[str, None]:
     """``downloads.sha256`` for this mirror: its SugarCrepe, BISON, NegCLIP, CREPE,
-    VL-CheckList and Diwan files are miniatures, not the published versions, so they are
-    checked against the lock file instead."""
+    VL-CheckList, Diwan and X-VLM files are miniatures, not the published versions, so they
+    are checked against the lock file instead."""
     return {**{f"sugarcrepe/{s}.json": None for s in SUGARCREPE_SUBSETS},
             "bison/bison_annotations.cocoval2014.json": None,
             "aro/negclip/train_neg_clip.tsv": None,
             "crepe/prod_hard_negatives.zip": None,
             "winoground/new_tag_assignments.json": None,
             "cifar/cifar-10-python.tar.gz": None,
-            **{f"vl_checklist/release/{p}": None for p in VL_CHECKLIST_BLOBS}}
+            **{f"vl_checklist/release/{p}": None for p in VL_CHECKLIST_BLOBS},
+            **{f"models/xvlm/{name}": None for name in XVLM_CONFIG_BLOBS}}
 
 
 def caption_words() -> list[str]:

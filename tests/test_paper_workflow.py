@@ -294,6 +294,25 @@ def test_cifar10_from_its_release_archive_reaches_aro_table6(real_run):
 
 
 @pytest.mark.slow
+def test_xvlm_from_its_release_files_faces_aros_x_vlm_rows(real_run):
+    """ARO's fourth model end to end: the checkpoint and YAML from their Drive ids, the Swin
+    and BERT JSONs from X-VLM's repository (checked against the lock file), ITM + ITC pair
+    scores on ARO's sets from one job, its rows facing the published X-VLM cells."""
+    work, _ = real_run
+    lock = json.loads((work / "downloads.lock.json").read_text())["files"]
+    assert {"models/xvlm/xvlm-coco.pth", "models/xvlm/xvlm-coco-config.yaml",
+            "models/xvlm/config_swinB_384.json", "models/xvlm/config_bert.json"} <= set(lock)
+    log = (work / "logs/score_pairs/xvlm_coco.log").read_text()
+    assert "70 images through xvlm_coco's vision tower" in log
+    aro = pd.read_csv(work / "results/tables/aro/aro.csv", index_col=0)
+    assert aro.loc["X-VLM", ["VG-Relation", "VG-Attribution", "COCO-Order"]].notna().all()
+    beside = pd.read_csv(work / "results/tables/aro/aro_vs_published.csv")
+    faced = beside[beside.ours == "X-VLM"]
+    assert set(faced.column) >= {"VG-Relation", "VG-Attribution", "COCO-Order"}
+    assert faced.published.notna().all() and faced.reproduced.notna().any()
+
+
+@pytest.mark.slow
 def test_real_run_is_complete(real_run):
     work, config = real_run
     result = snakemake("-n", "--configfile", str(config), cwd=work)
