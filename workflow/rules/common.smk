@@ -925,7 +925,9 @@ def cell_interval_files(key):
             benchmark=PAIR_TABLE_BENCHMARKS,
         )
     if key == "visualgptscore/table13":
-        return expand("results/uncertainty/winoground_tags/{model}.csv", model=TAG_MODELS)
+        return expand(
+            "results/uncertainty/winoground_tags/{model}.csv", model=TAG_MODELS
+        )
     if key == "bison/section6":
         return ["results/uncertainty/bison_section6.csv"]
     return []
