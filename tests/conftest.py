@@ -180,5 +180,16 @@ def slurm_run(started_runs: SessionRuns) -> tuple[Path, float, str]:
         pytest.skip(found)
     work, run = found
     result = run.wait()
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
+    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:] + slurm_state()
     return work, run.seconds, result.stderr
+
+
+def slurm_state() -> str:
+    """What the local SLURM says of its node and jobs, and its controller log's tail, for the
+    message of a failed SLURM run."""
+    import subprocess
+
+    said = [subprocess.run(cmd, capture_output=True, text=True, check=False)
+            for cmd in (["sinfo"], ["squeue", "-t", "all"],
+                        ["tail", "-n", "30", "/var/log/slurm/slurmctld.log"])]
+    return "\n\nSLURM:\n" + "\n".join(r.stdout + r.stderr for r in said)

@@ -2,12 +2,15 @@
 # A single-node SLURM on this machine, for the integration test (tests/test_slurm.py):
 # installs Debian's slurmctld, slurmd, slurm-client and munge if missing (needs root), writes
 # a cgroup-free slurm.conf for this host (MinJobAge 300, so squeue sees finished jobs; no
-# accounting), and starts munged, slurmctld and slurmd. Their pids go to $STATE/pids, read by
-# scripts/slurm/stop.sh, which stops only what this script started.
+# accounting; the controller's state and slurmd's spool under $STATE, so that the jobs of an
+# earlier, killed session are never recovered to hold the node), and starts munged, slurmctld
+# and slurmd. Their pids go to $STATE/pids, read by scripts/slurm/stop.sh, which stops only
+# what this script started; daemons of this test cluster left by a killed session are stopped.
 # Recipe and pitfalls: ../shared/reference/snakemake-slurm.md §2.
 set -euo pipefail
 STATE=${1:?usage: start.sh STATE_DIR}
 mkdir -p "$STATE"
+STATE=$(realpath "$STATE")
 : > "$STATE/pids"
 
 packages=(slurmctld slurmd slurm-client munge)
@@ -24,14 +27,14 @@ memory=$(slurmd -C | head -1 | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
 # Declare more CPUs than the machine has (config_overrides), so that several of the workflow's
 # one-thread jobs run at once, as on a real node; SLURM_TEST_CPUS overrides the default 8.
 cpus=${SLURM_TEST_CPUS:-8}
-mkdir -p /etc/slurm /run/munge /var/spool/slurmctld /var/spool/slurmd /var/log/slurm
+mkdir -p /etc/slurm /run/munge "$STATE/slurmctld" "$STATE/slurmd" /var/log/slurm
 cat > /etc/slurm/slurm.conf <<CONF
 ClusterName=vlcomp
 SlurmctldHost=$host
 SlurmUser=root
 AuthType=auth/munge
-StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
+StateSaveLocation=$STATE/slurmctld
+SlurmdSpoolDir=$STATE/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
 SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
@@ -58,6 +61,15 @@ if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
     pgrep -u munge -x munged >> "$STATE/pids"
 fi
 munge -n | unmunge >/dev/null
+
+# daemons of an earlier session's test cluster run on its state: stop them
+running=$(scontrol show config 2>/dev/null || true)
+if grep -Eq "^ClusterName += vlcomp$" <<<"$running" \
+        && ! grep -Eq "^StateSaveLocation += $STATE/slurmctld$" <<<"$running"; then
+    pkill -x slurmd || true
+    pkill -x slurmctld || true
+    for _ in $(seq 50); do pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || break; sleep 0.2; done
+fi
 
 for daemon in slurmctld slurmd; do
     if ! pgrep -x "$daemon" >/dev/null; then
