@@ -55,6 +55,8 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg["generation"]["bivlc"]["filter"]["model"] = "tiny_clip"
     cfg["models"] = models
     cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
+    # CLIP's embeddings in 3 shards (test_shard_equivalence: as one job's, byte for byte)
+    cfg["shards"] = {"counts": {"embed": {"tiny_clip": 3}}}
     null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
     null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
                               if b in cfg["benchmarks"]}

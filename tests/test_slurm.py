@@ -13,6 +13,7 @@ most of CI's time (scripts/bench_slurm.py measures it).
 from __future__ import annotations
 
 import filecmp
+import re
 from pathlib import Path
 
 import pytest
@@ -47,13 +48,22 @@ def test_small_jobs_are_bundled_and_rule_logs_survive(runs):
     assert "group job" in log.lower() or "groupid" in log.lower()
     assert (work / "logs" / "train" / "world_clip.log").read_text().strip()
     kept = list(Path(work, "logs", "slurm").rglob("*.log"))
-    # only the failed first attempt of the flaky model's job keeps its SLURM log
-    assert all("embed_model" in str(p) for p in kept), kept
+    # only the failed first attempt of one of the flaky model's embedding shards keeps its
+    # SLURM log
+    assert len(kept) == 1 and "rule_embed_model_shard" in str(kept[0]), kept
 
 
 @pytest.mark.slow
 def test_a_job_that_fails_once_is_retried_through_slurm(runs):
-    """The profile's `retries: 1` resubmits the flaky model's job (tests.flaky_model)."""
+    """The flaky model's embeddings run in 3 shards (tests.workflow_runs.cut_config); the
+    shard that starts first fails, the profile's `retries: 1` resubmits it alone, and the
+    joined embeddings are world CLIP's, byte for byte."""
     _, (work, _, log) = runs
     assert (work / "flaky_model.failed").exists()
-    assert "Trying to restart job" in log
+    assert log.count("Trying to restart job") == 1
+    assert log.count("Error in rule embed_model_shard") == 1
+    assert len(re.findall(r"wildcards: model=flaky, shard=\d-of-3", log)) >= 3
+    ours = work / "results" / "embeddings"
+    for npy in (ours / "world_clip").rglob("*.npy"):
+        twin = ours / "flaky" / npy.relative_to(ours / "world_clip")
+        assert twin.read_bytes() == npy.read_bytes(), twin

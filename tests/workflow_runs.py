@@ -27,12 +27,12 @@ SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "e
                 "generate_captions", "generate_candidates", "sugarcrepe_negatives",
                 "nearest_neighbours", "perturb_images", "negclip_negatives", "bison_benchmark",
                 "bison_altered_benchmark", "llm_prior", "score_pairs_only",
-                "score_generative_choice"]
+                "score_generative_choice", "embed_model_shard"]
 GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics",
                   "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables",
                   "uncertainty_alpha", "blind_scores", "held_out_accuracy", "winoground_tags",
                   "uncertainty", "uncertainty_retrieval", "uncertainty_robustness",
-                  "uncertainty_classification"]
+                  "uncertainty_classification", "embed_model_gather"]
 
 
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -109,12 +109,14 @@ def cut_config(path: Path) -> Path:
     cfg["models"] = {"world_clip": cfg["models"]["world_clip"]}
     for key in ("generation", "detectors", "hard_negatives", "classification"):
         cfg.pop(key, None)
-    # world CLIP again, as a user's own model whose first attempt fails (retries must save it)
+    # world CLIP again, as a user's own model whose first attempt fails (retries must save it),
+    # its embeddings in 3 shards: the first shard to start fails once
     cfg["models"]["flaky"] = {
         "family": "python", "factory": "tests.flaky_model:build", "label": "CLIP (retried)",
         "files": ["results/checkpoints/world_clip/model.pt"],
         "options": {"marker": "flaky_model.failed"},
     }
+    cfg["shards"] = {"counts": {"embed": {"flaky": 3}}}
     path.write_text(yaml.safe_dump(cfg))
     return path
 

@@ -66,6 +66,8 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     TABLE10_KINDS,
 )
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
+from vlcomp.plan.estimates import stage_job  # noqa: E402
+from vlcomp.shards import SHARD_PATTERN, shard_names  # noqa: E402
 from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
 
 # Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
@@ -192,6 +194,12 @@ PAIR_ONLY_MODELS = [
 EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
 BENCHMARKS = configured_benchmarks(config)
 BENCHMARK_SPECS = {b: config["benchmarks"].get(b, {}) for b in BENCHMARKS}
+# Heavy jobs in shards (config shards; vlcomp.plan.estimates): a model's embed_model job
+EMBED_JOBS = {
+    m: stage_job(config, "embed", m, MODEL_ENTRIES[m]) for m in EMBED_ONLY_MODELS
+}
+EMBED_SHARDS = {m: job.shards for m, job in EMBED_JOBS.items()}
+SHARDED_EMBED_MODELS = [m for m, n in EMBED_SHARDS.items() if n > 1]
 
 
 def source_of(benchmark):

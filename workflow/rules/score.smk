@@ -26,14 +26,14 @@ rule embed_model:
     benchmark:
         "benchmarks/embed_model/{model}.tsv"
     wildcard_constraints:
-        model=union(EMBED_ONLY_MODELS),
+        model=union(m for m in EMBED_ONLY_MODELS if m not in SHARDED_EMBED_MODELS),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=240,
+        mem_mb=lambda wc: EMBED_JOBS[wc.model].mem_mb,
+        runtime=lambda wc: EMBED_JOBS[wc.model].runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),
@@ -44,6 +44,86 @@ rule embed_model:
         autocast=config["compute"].get("autocast", "none"),
     script:
         "../scripts/embed_model.py"
+
+
+# A model's embedding job in shards (config shards): each shard embeds its block of the
+# distinct images and texts, the gather writes embed_model's files from them.
+rule embed_model_shard:
+    input:
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS
+        ),
+        texts=[text_source(b) for b in BENCHMARKS],
+        model=model_inputs,
+    output:
+        "results/embeddings/{model}/shards/{shard}.npz",
+    log:
+        "logs/embed/{model}/{shard}.log",
+    benchmark:
+        "benchmarks/embed_model_shard/{model}/{shard}.tsv"
+    wildcard_constraints:
+        model=union(SHARDED_EMBED_MODELS),
+        shard=SHARD_PATTERN,
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=lambda wc: EMBED_JOBS[wc.model].mem_mb,
+        runtime=lambda wc: EMBED_JOBS[wc.model].runtime,
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        batch_size=config["embed"].get("batch_size", 256),
+        workers=config["embed"].get("workers", 0),
+        text_batch_size=config["embed"].get("text_batch_size", 32),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
+    script:
+        "../scripts/embed_model_shard.py"
+
+
+rule embed_model_gather:
+    input:
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=EVAL_IMAGESETS
+        ),
+        texts=[text_source(b) for b in BENCHMARKS],
+        shards=lambda wc: expand(
+            "results/embeddings/{model}/shards/{shard}.npz",
+            model=wc.model,
+            shard=shard_names(EMBED_SHARDS[wc.model]),
+        ),
+    output:
+        images=expand(
+            "results/embeddings/{{model}}/images/{imageset}.npy",
+            imageset=EVAL_IMAGESETS,
+        ),
+        image_ids=expand(
+            "results/embeddings/{{model}}/images/{imageset}.ids.json",
+            imageset=EVAL_IMAGESETS,
+        ),
+        texts=expand(
+            "results/embeddings/{{model}}/texts/{benchmark}.npy", benchmark=BENCHMARKS
+        ),
+        text_ids=expand(
+            "results/embeddings/{{model}}/texts/{benchmark}.ids.json",
+            benchmark=BENCHMARKS,
+        ),
+    log:
+        "logs/embed/{model}.log",
+    benchmark:
+        "benchmarks/embed_model_gather/{model}.tsv"
+    wildcard_constraints:
+        model=union(SHARDED_EMBED_MODELS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    script:
+        "../scripts/embed_model_gather.py"
 
 
 rule embed_images:

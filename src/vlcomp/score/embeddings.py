@@ -49,8 +49,13 @@ class ImageFiles:
         return self.transform(open_image(self.paths[k], self.boxes[k]))
 
 
+IMAGE_CHUNK = 1024  # images opened at once for a scorer that takes PIL images
+TEXT_CHUNK = 4096  # texts handed to a scorer at once
+
+
 def embed_image_set(
-    scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = 1024, workers: int = 0
+    scorer, images: pd.DataFrame, batch_size: int = 256, chunk: int = IMAGE_CHUNK,
+    workers: int = 0,
 ) -> np.ndarray:
     """Embeddings of the images of an image set (rows in table order).
 
@@ -83,12 +88,10 @@ def content_key(path: str | Path, box: Sequence[float] | None = None) -> tuple[s
     return digest, None if box is None else tuple(float(v) for v in box)
 
 
-def embed_image_sets(scorer, tables: Sequence[pd.DataFrame], batch_size: int = 256,
-                     workers: int = 0) -> tuple[list[np.ndarray], int]:
-    """Embeddings of several image sets (rows in table order), each distinct image (by file
-    content and crop box, `content_key`) encoded once: a shuffled copy equal to its original,
-    a crop covering the whole picture or a render made twice costs no second vision pass.
-    Returns the arrays and the number of distinct images encoded."""
+def distinct_images(tables: Sequence[pd.DataFrame]) -> tuple[pd.DataFrame, list[list[int]]]:
+    """The distinct images of several image sets (by file content and crop box,
+    `content_key`; ``path, bbox`` in order of first appearance) and, for each set, the row of
+    each of its images among them."""
     keys = [[content_key(p, b) for p, b in zip(t.path.tolist(), image_boxes(t), strict=True)]
             for t in tables]
     first: dict[tuple, tuple[int, int]] = {}
@@ -99,9 +102,19 @@ def embed_image_sets(scorer, tables: Sequence[pd.DataFrame], batch_size: int = 2
     paths = [t.path.tolist() for t in tables]
     rows = pd.DataFrame({"path": [paths[k][r] for k, r in first.values()],
                          "bbox": pd.Series([key[1] for key in distinct], dtype=object)})
-    vectors = embed_image_set(scorer, rows, batch_size=batch_size, workers=workers)
     index = {key: n for n, key in enumerate(distinct)}
-    return [vectors[[index[key] for key in table_keys]] for table_keys in keys], len(distinct)
+    return rows, [[index[key] for key in table_keys] for table_keys in keys]
+
+
+def embed_image_sets(scorer, tables: Sequence[pd.DataFrame], batch_size: int = 256,
+                     workers: int = 0) -> tuple[list[np.ndarray], int]:
+    """Embeddings of several image sets (rows in table order), each distinct image (by file
+    content and crop box, `content_key`) encoded once: a shuffled copy equal to its original,
+    a crop covering the whole picture or a render made twice costs no second vision pass.
+    Returns the arrays and the number of distinct images encoded."""
+    rows, positions = distinct_images(tables)
+    vectors = embed_image_set(scorer, rows, batch_size=batch_size, workers=workers)
+    return [vectors[p] for p in positions], len(rows)
 
 
 def unique_texts(texts_per_item: Sequence[Sequence[str]]) -> list[str]:
@@ -111,8 +124,8 @@ def unique_texts(texts_per_item: Sequence[Sequence[str]]) -> list[str]:
 
 def embed_texts(scorer, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
     parts = [
-        scorer.embed_texts(list(texts[s : s + 4096]), batch_size=batch_size)
-        for s in tqdm(range(0, len(texts), 4096), desc="embed texts", mininterval=5)
+        scorer.embed_texts(list(texts[s : s + TEXT_CHUNK]), batch_size=batch_size)
+        for s in tqdm(range(0, len(texts), TEXT_CHUNK), desc="embed texts", mininterval=5)
     ]
     return np.concatenate(parts).astype(np.float32)
 
@@ -165,14 +178,27 @@ def text_set(table: pd.DataFrame) -> tuple[list[str], list[str]]:
     return texts, texts
 
 
+def distinct_texts(tables: Sequence[pd.DataFrame]) -> tuple[list[str], list[tuple[list, list]]]:
+    """The sorted distinct texts of several benchmarks' `text_set`s, and each set's
+    ``(ids, texts)``."""
+    sets = [text_set(t) for t in tables]
+    return sorted({t for _, texts in sets for t in texts}), sets
+
+
 def embed_text_sets(scorer, tables: Sequence[pd.DataFrame], npys: Sequence[str | Path],
                     id_paths: Sequence[str | Path], batch_size: int = 32) -> int:
     """Embed the `text_set` of each table (each distinct text once over all of them) and save
     one array per table; returns the number of distinct texts."""
-    sets = [text_set(t) for t in tables]
-    distinct = sorted({t for _, texts in sets for t in texts})
-    vectors = embed_texts(scorer, distinct, batch_size=batch_size)
+    distinct, sets = distinct_texts(tables)
+    save_text_sets(embed_texts(scorer, distinct, batch_size=batch_size), distinct, sets,
+                   npys, id_paths)
+    return len(distinct)
+
+
+def save_text_sets(vectors: np.ndarray, distinct: Sequence[str],
+                   sets: Sequence[tuple[list, list]], npys: Sequence[str | Path],
+                   id_paths: Sequence[str | Path]) -> None:
+    """Write each text set's rows of the distinct texts' embeddings."""
     row = {t: k for k, t in enumerate(distinct)}
     for (ids, texts), npy, ids_path in zip(sets, npys, id_paths, strict=True):
         save_embeddings(vectors[[row[t] for t in texts]], ids, Path(npy), Path(ids_path))
-    return len(distinct)

@@ -1,0 +1,56 @@
+"""Per-item costs of the heavy stages, by model scale, with where each number comes from.
+
+``world`` costs were measured here, on one CPU thread (2-core machine, ``compute.threads: 1``),
+from the tiny run's Snakemake ``benchmark:`` files; every other scale is a GPU estimate for
+one NVIDIA A100 (documented in docs/cluster.md with its source), since no weights can be
+downloaded here. A cluster's own ``benchmarks/`` files give better numbers: see
+``python -m vlcomp.plan --help``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Seconds per item of one stage at one model scale, on ``device`` (gpu or cpu)."""
+
+    seconds: float
+    device: str
+    source: str
+
+
+MEASURED = "measured here: tiny run, one CPU thread"
+OPEN_CLIP_PROFILE = ("estimate: open_clip's model profile (ViT-B/32 4.4, ViT-L/14 81 GFLOPs "
+                     "per image) on an A100 in fp32, JPEG decoding by 6 loader workers")
+
+COSTS: dict[tuple[str, str], Cost] = {
+    # embed: one image through the vision tower (decoding included); one text
+    ("embed_image", "world"): Cost(0.003, "cpu", MEASURED + " (941 images, 2.8 s)"),
+    ("embed_image", "base"): Cost(0.002, "gpu", OPEN_CLIP_PROFILE),
+    ("embed_image", "large"): Cost(0.008, "gpu", OPEN_CLIP_PROFILE),
+    ("embed_text", "world"): Cost(0.00013, "cpu", MEASURED + " (6,295 texts, 0.8 s)"),
+    ("embed_text", "base"): Cost(0.0003, "gpu", OPEN_CLIP_PROFILE),
+    ("embed_text", "large"): Cost(0.001, "gpu", OPEN_CLIP_PROFILE),
+}
+
+# model families and architectures whose towers cost about a ViT-L/14's
+LARGE_MARKERS = ("L-14", "L14", "large", "flava", "blip2", "vit-g", "xvlm", "AltCLIP")
+
+
+def model_scale(entry: dict[str, Any], world: bool) -> str:
+    """``world`` (the world's small models), ``large`` (ViT-L-class towers) or ``base``."""
+    if world:
+        return "world"
+    described = " ".join(str(entry.get(k, "")) for k in ("family", "arch", "model"))
+    return "large" if any(m.lower() in described.lower() for m in LARGE_MARKERS) else "base"
+
+
+def cost(kind: str, scale: str) -> Cost:
+    """The per-item cost of a stage's item kind at a model scale; a KeyError names both."""
+    try:
+        return COSTS[(kind, scale)]
+    except KeyError:
+        raise KeyError(f"no per-item cost for {kind!r} at scale {scale!r}") from None

@@ -1,0 +1,82 @@
+"""Expected sizes of what a configuration evaluates, known before anything runs.
+
+Shard counts and resource requests are fixed when the DAG is built, before any data exists,
+so they rest on these expectations; a shard job then takes its block of the real items, so
+an expectation that is off changes job lengths, never results. Released benchmarks have the
+sizes of their releases (each with its source); the world's scale with its test split.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Size:
+    """A benchmark's test items, distinct images and distinct texts to embed."""
+
+    items: int
+    images: int
+    texts: int
+    source: str
+
+
+RELEASED: dict[str, Size] = {
+    "vg_relation": Size(23_937, 23_937, 47_874, "ARO §2, App. A.1: 23,937 test cases, one "
+                        "crop and two captions each"),
+    "vg_attribution": Size(28_748, 28_748, 57_496, "ARO §2, App. A.1: 28,748 test cases, "
+                           "one crop and two captions each"),
+    "coco_order": Size(25_010, 5_000, 525_210, "Karpathy COCO test (5,000 images, 25,010 "
+                       "captions), 4 shuffles per caption for each of 5 seeds"),
+    "flickr30k_order": Size(5_000, 1_000, 105_000, "Karpathy Flickr30k test (1,000 images, "
+                            "5,000 captions), 4 shuffles per caption for each of 5 seeds"),
+    "sugarcrepe": Size(7_511, 1_560, 11_844, "counted in SugarCrepe's 7 JSONs: 7,511 items "
+                       "on 1,560 COCO val2017 images, 11,844 distinct texts"),
+    "bivlc": Size(2_933, 4_094, 5_322, "counted in BiVLC's release: 2,933 items, 1,161 COCO "
+                  "images + 2,933 generated, 5,322 distinct texts"),
+    "winoground": Size(400, 800, 800, "Winoground: 400 items of 2 images and 2 captions"),
+    "winoground_no_tag": Size(172, 0, 0, "Diwan et al.'s tags: 172 untagged items (the "
+                              "papers print 171), Winoground's own pictures and captions"),
+    "eqben": Size(25_000, 50_000, 50_000, "approx.: EqBen's README, '~25K image-text pairs' "
+                  "in its public 10% subset"),
+    "crepe_atom": Size(16_727, 16_727, 100_362, "CREPE productivity atom, complexities 4-12 "
+                       "(vlcomp.data.crepe), 1 positive + 5 negatives"),
+    "crepe_negate": Size(16_336, 16_336, 98_016, "CREPE productivity negate, as crepe_atom"),
+    "crepe_swap": Size(6_652, 6_652, 39_912, "CREPE productivity swap, as crepe_atom"),
+    "vl_checklist": Size(80_000, 40_000, 120_000, "approx.: VL-CheckList Relation, 68,533 "
+                         "items on 34,675 images counted without HAKE's action file, plus "
+                         "an allowance for it"),
+    "coco_retrieval": Size(30_010, 5_000, 25_010, "Karpathy COCO test: 5,000 images, "
+                           "25,010 captions"),
+    "flickr30k_retrieval": Size(6_000, 1_000, 5_000, "Karpathy Flickr30k test: 1,000 "
+                                "images, 5,000 captions"),
+    "bison": Size(54_253, 38_680, 271_308, "BISON Table 2: 54,253 items on 38,680 COCO "
+                  "val2014 images, 45,218 captions and up to 5 alterations of each"),
+    "robustness": Size(90_030, 126_287, 2_160_720, "approx.: Hendriksen's galleries (COCO "
+                       "val2014's 40,504 and Flickr30k's 31,783 images, 54,000 shuffled), "
+                       "90,030 queries and up to 2,070,690 perturbed ones"),
+}
+UNKNOWN = Size(0, 0, 0, "unknown: not in vlcomp.plan.sizes.RELEASED")
+# the world's distinct images and texts to embed per test image (tiny run: 941 and 6,295
+# for 80 test images)
+WORLD_IMAGES_PER_TEST_IMAGE = 12
+WORLD_TEXTS_PER_TEST_IMAGE = 80
+
+
+def benchmark_size(config: dict[str, Any], name: str) -> Size:
+    """A configured benchmark's expected size (the world's: from its test split)."""
+    if "world" in config:
+        test = int(config["world"]["splits"]["test"])
+        return Size(test, test, 2 * test, "world: its test split")
+    return RELEASED.get(name, UNKNOWN)
+
+
+def embedding_items(config: dict[str, Any]) -> tuple[int, int]:
+    """Images and texts a model's embedding job embeds, expected: each benchmark's summed
+    (an upper bound where benchmarks share pictures or captions)."""
+    if "world" in config:
+        test = int(config["world"]["splits"]["test"])
+        return WORLD_IMAGES_PER_TEST_IMAGE * test, WORLD_TEXTS_PER_TEST_IMAGE * test
+    sizes = [benchmark_size(config, b) for b in config.get("benchmarks", {})]
+    return sum(s.images for s in sizes), sum(s.texts for s in sizes)

@@ -1,0 +1,89 @@
+"""Sharded jobs in the workflow runs: a model's embeddings in 3 shards are byte-identical to
+one job's (the real-format run's CLIP, recomputed here unsharded through the same code); a
+shard killed before its gather reruns alone."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .workflow_runs import snakemake
+
+pytestmark = pytest.mark.slow
+
+
+def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run):
+    """tiny_clip's embed_model ran in 3 shards (tests/paper_run.py); the same scorer embeds
+    the same sets in one pass here, and every file matches byte for byte."""
+    from vlcomp.config import expand_models
+    from vlcomp.io import read_parquet
+    from vlcomp.models.registry import build_scorer
+    from vlcomp.score.embeddings import embed_image_sets, embed_text_sets, save_embeddings
+
+    work, config_file = real_run
+    config = yaml.safe_load(Path(config_file).read_text())
+    folder = work / "results" / "embeddings" / "tiny_clip"
+    assert sorted(p.name for p in (folder / "shards").iterdir()) == [
+        "0-of-3.npz", "1-of-3.npz", "2-of-3.npz"]
+    logs = [(work / "logs" / "embed" / "tiny_clip" / f"{k}-of-3.log").read_text()
+            for k in range(3)]
+    blocks = [re.search(r"images (\d+):(\d+) of (\d+)", log).groups() for log in logs]
+    assert all(int(stop) > int(start) for start, stop, _ in blocks), blocks  # none idle
+
+    entry = expand_models(config)["tiny_clip"]
+    scorer = build_scorer("tiny_clip", entry, "cpu")
+    # the gather's log names the image sets of the job (embed_images embeds the others)
+    gathered = (work / "logs" / "embed" / "tiny_clip.log").read_text()
+    sets = re.findall(r"results/imagesets/([\w-]+)\.parquet: \d+ images", gathered)
+    images = [folder / "images" / f"{name}.npy" for name in sets]
+    tables = [read_parquet(work / "results" / "imagesets" / f"{name}.parquet")
+              for name in sets]
+    batch = config["embed"]["batch_size"]
+    arrays, _ = embed_image_sets(scorer, tables, batch_size=batch)
+    texts = sorted((folder / "texts").glob("*.npy"))
+    assert images and texts
+    out = Path(work / "unsharded")
+    for path, table, array in zip(images, tables, arrays, strict=True):
+        save_embeddings(array, table.image_id.tolist(), out / path.name,
+                        out / f"{path.stem}.ids.json")
+        assert (out / path.name).read_bytes() == path.read_bytes(), path.name
+    sources = [text_source(work / "results" / "benchmarks", p.stem) for p in texts]
+    embed_text_sets(scorer, [read_parquet(s) for s in sources], [out / p.name for p in texts],
+                    [out / f"{p.stem}.ids.json" for p in texts],
+                    batch_size=config["embed"].get("text_batch_size", 32))
+    for path in texts:
+        assert (out / path.name).read_bytes() == path.read_bytes(), path.name
+        assert ((out / f"{path.stem}.ids.json").read_bytes()
+                == path.with_name(f"{path.stem}.ids.json").read_bytes())
+
+
+def text_source(benchmarks: Path, name: str) -> Path:
+    """The table a benchmark's texts are embedded from (the rules' text_source)."""
+    for candidate in (benchmarks / name / "queries.parquet", benchmarks / name / "texts.parquet"):
+        if candidate.exists():
+            return candidate
+    return benchmarks / f"{name}.parquet"
+
+
+def test_a_shard_killed_before_its_gather_reruns_alone(cut_run, cut_config_file, tmp_path):
+    """A run killed while the flaky model's shard 1 ran leaves shards 0 and 2 and no gathered
+    files (Snakemake removes a killed job's outputs); its gather must run again
+    (``--forcerun``, as nothing after it ran either), and takes shard 1 alone with it, not the
+    finished shards."""
+    reference, _, _ = cut_run
+    work = tmp_path / "work"
+    shutil.copytree(reference, work, symlinks=True)
+    flaky = work / "results" / "embeddings" / "flaky"
+    (flaky / "shards" / "1-of-3.npz").unlink()
+    for gathered in [*flaky.glob("images/*"), *flaky.glob("texts/*")]:
+        gathered.unlink()
+    plan = snakemake("-n", "--forcerun", "embed_model_gather", "--configfile",
+                     str(cut_config_file), cwd=work)
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    shards = re.findall(r"wildcards: model=(\w+), shard=([\w-]+)", plan.stdout + plan.stderr)
+    assert shards == [("flaky", "1-of-3")]
+    assert re.search(r"^embed_model_gather\s+1$", plan.stdout + plan.stderr, re.M)
