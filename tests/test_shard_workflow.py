@@ -1,6 +1,7 @@
-"""Sharded jobs in the workflow runs: a model's embeddings in 3 shards are byte-identical to
-one job's (the real-format run's CLIP, recomputed here unsharded through the same code); a
-shard killed before its gather reruns alone."""
+"""Sharded jobs in the workflow runs: a model's embeddings and a generated set's candidate
+images in 3 shards are byte-identical to one job's (the real-format run's CLIP and the tiny
+run's BiVLC-style set, made again here unsharded through the same code); a shard killed
+before its gather reruns alone."""
 
 from __future__ import annotations
 
@@ -87,3 +88,34 @@ def test_a_shard_killed_before_its_gather_reruns_alone(cut_run, cut_config_file,
     shards = re.findall(r"wildcards: model=(\w+), shard=([\w-]+)", plan.stdout + plan.stderr)
     assert shards == [("flaky", "1-of-3")]
     assert re.search(r"^embed_model_gather\s+1$", plan.stdout + plan.stderr, re.M)
+
+
+def test_sharded_generation_equals_one_job_on_the_tiny_run(tiny_run, tmp_path):
+    """The tiny run's BiVLC-style candidates came from 3 shards (tests/data/tiny_config.yaml);
+    one unsharded pass of the same backend gives the same manifest and image bytes."""
+    from vlcomp.generate.backends import build_backend
+    from vlcomp.generate.candidates import generate_candidates, generation_items
+    from vlcomp.io import read_parquet, write_parquet
+
+    from .workflow_runs import TINY
+
+    config = yaml.safe_load(TINY.read_text())
+    generated = tiny_run / "results" / "generated" / "bivlc"
+    logs = sorted((tiny_run / "logs" / "generate" / "bivlc_candidates").glob("*.log"))
+    assert [p.stem for p in logs] == ["0-of-3", "1-of-3", "2-of-3"]
+    assert all("with backend world" in p.read_text() for p in logs)
+    items = generation_items(read_parquet(tiny_run / "results" / "benchmarks" /
+                                          "sugarcrepe.parquet"))
+    assert len(items) > 2 * 64  # every shard had whole chunks to make
+    options = config["generation"]["bivlc"]
+    backend = build_backend(options, config["world"], "cpu")
+    alone = generate_candidates(items.item_id.tolist(), [t[1] for t in items.texts], backend,
+                                tmp_path / "images", int(options.get("seed", 0)),
+                                image_format=options.get("image_format", "png"))
+    write_parquet(alone, tmp_path / "alone.parquet")  # the job's dtypes, as the job wrote them
+    alone = read_parquet(tmp_path / "alone.parquet")
+    joined = read_parquet(generated / "candidates.parquet")
+    assert joined.drop(columns="path").equals(alone.drop(columns="path"))
+    assert [Path(p).name for p in joined.path] == [Path(p).name for p in alone.path]
+    for ours, theirs in zip(joined.path, alone.path, strict=True):
+        assert (tiny_run / ours).read_bytes() == Path(theirs).read_bytes(), ours

@@ -254,6 +254,13 @@ GENERATED_SET_PATTERN = (
     "|".join(g for g in GENERATION if not (g == "trohn_img" and TROHN_IMG_RELEASE))
     or "(?!)"
 )
+# a generated set's candidates in shards (config shards; vlcomp.plan.estimates)
+GENERATE_JOBS = {
+    g: stage_job(config, "generate", g)
+    for g in GENERATION
+    if not (g == "trohn_img" and TROHN_IMG_RELEASE)
+}
+SHARDED_GENSETS = [g for g, job in GENERATE_JOBS.items() if job.shards > 1]
 TROHN_IMG_SELECTION = GENERATION.get("trohn_img", {}).get("selection", {})
 # the caption dataset whose SugarCrepe-style negatives TROHN-Img selects and illustrates
 TROHN_IMG_DATASET = GENERATION.get("trohn_img", {}).get("dataset", "world")

@@ -74,20 +74,14 @@ if GENERATION:
         benchmark:
             "benchmarks/generate_candidates/{genset}.tsv"
         wildcard_constraints:
-            genset=GENERATED_SET_PATTERN,
+            genset=union(g for g in GENERATE_JOBS if g not in SHARDED_GENSETS),
         conda:
             "../../envs/diffusion.yaml"
         threads: config["compute"]["threads"]
         resources:
-            gpu=lambda wc: (
-                GPUS if GENERATION[wc.genset]["backend"] == "diffusers" else 0
-            ),
-            mem_mb=lambda wc: (
-                40000 if GENERATION[wc.genset]["backend"] == "diffusers" else 4000
-            ),
-            runtime=lambda wc: (
-                1440 if GENERATION[wc.genset]["backend"] == "diffusers" else 60
-            ),
+            gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
+            mem_mb=lambda wc: GENERATE_JOBS[wc.genset].mem_mb,
+            runtime=lambda wc: GENERATE_JOBS[wc.genset].runtime,
         params:
             options=lambda wc: GENERATION[wc.genset],
             world=WORLD,
@@ -95,6 +89,61 @@ if GENERATION:
             device=config["compute"]["device"],
         script:
             "../scripts/generate_candidates.py"
+
+    # A generated set's candidates in shards (config shards): each shard generates its
+    # block of the captions, the gather links the images into the set's folder.
+    rule generate_candidates_shard:
+        input:
+            source=generation_source,
+        output:
+            images=directory("results/generated/{genset}/shards/{shard}/images"),
+            candidates="results/generated/{genset}/shards/{shard}/candidates.parquet",
+        log:
+            "logs/generate/{genset}_candidates/{shard}.log",
+        benchmark:
+            "benchmarks/generate_candidates_shard/{genset}/{shard}.tsv"
+        wildcard_constraints:
+            genset=union(SHARDED_GENSETS),
+            shard=SHARD_PATTERN,
+        conda:
+            "../../envs/diffusion.yaml"
+        threads: config["compute"]["threads"]
+        resources:
+            gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
+            mem_mb=lambda wc: GENERATE_JOBS[wc.genset].mem_mb,
+            runtime=lambda wc: GENERATE_JOBS[wc.genset].runtime,
+        params:
+            options=lambda wc: GENERATION[wc.genset],
+            world=WORLD,
+            threads=config["compute"]["threads"],
+            device=config["compute"]["device"],
+        script:
+            "../scripts/generate_candidates_shard.py"
+
+    rule generate_candidates_gather:
+        input:
+            candidates=lambda wc: expand(
+                "results/generated/{genset}/shards/{shard}/candidates.parquet",
+                genset=wc.genset,
+                shard=shard_names(GENERATE_JOBS[wc.genset].shards),
+            ),
+        output:
+            images=directory("results/generated/{genset}/images"),
+            candidates="results/generated/{genset}/candidates.parquet",
+        log:
+            "logs/generate/{genset}_candidates.log",
+        benchmark:
+            "benchmarks/generate_candidates_gather/{genset}.tsv"
+        wildcard_constraints:
+            genset=union(SHARDED_GENSETS),
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
+        script:
+            "../scripts/generate_candidates_gather.py"
 
 
 if GENERATION:

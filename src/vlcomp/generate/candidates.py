@@ -21,6 +21,7 @@ from vlcomp.generate.base import TextToImage, prompt_seed
 # Fast PNG compression: generated images carry sensor noise, which zlib barely compresses,
 # and level 1 writes ~3x faster than the default for the same pixels.
 SAVE_OPTIONS = {"png": {"compress_level": 1}, "jpg": {"quality": 95}}
+GENERATION_CHUNK = 64  # captions a backend is handed at once
 MANIFEST_COLUMNS = ["key", "candidate", "image_id", "caption", "prompt", "seed", "path",
                     "backend", "meta"]
 
@@ -31,7 +32,7 @@ def generate_candidates(
     backend: TextToImage,
     out_dir: str | Path,
     base_seed: int,
-    chunk: int = 64,
+    chunk: int = GENERATION_CHUNK,
     image_format: str = "png",
 ) -> pd.DataFrame:
     """Generate and save every caption's candidates; returns the manifest (in input order).

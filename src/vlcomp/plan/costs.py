@@ -36,6 +36,13 @@ COSTS: dict[tuple[str, str], Cost] = {
     ("embed_text", "large"): Cost(0.001, "gpu", OPEN_CLIP_PROFILE),
 }
 
+COSTS.update({
+    # generate: one candidate image (the world's renders; SDXL + DPO UNet at 1024 px, fp16)
+    ("generate_image", "world"): Cost(0.002, "cpu", MEASURED + " (1,010 images, 2.0 s)"),
+    ("generate_image", "diffusers"): Cost(5.3, "gpu", "BiVLC App. E: 30,048 SDXL-DPO images on "
+                                      "4 A100s in ~11 h (~683 images per A100-hour)"),
+})
+
 # model families and architectures whose towers cost about a ViT-L/14's
 LARGE_MARKERS = ("L-14", "L14", "large", "flava", "blip2", "vit-g", "xvlm", "AltCLIP")
 

@@ -14,13 +14,24 @@ from typing import Any
 from vlcomp.config import expand_models
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
-from vlcomp.plan.sizes import embedding_items
+from vlcomp.plan.sizes import embedding_items, generation_prompts
+
+# rules whose jobs a stage estimates: rule -> (stage, the wildcard naming the job)
+STAGE_RULES = {
+    "embed_model": ("embed", "model"),
+    "embed_model_shard": ("embed", "model"),
+    "embed_model_gather": ("embed", "model"),
+    "generate_candidates": ("generate", "genset"),
+    "generate_candidates_shard": ("generate", "genset"),
+    "generate_candidates_gather": ("generate", "genset"),
+}
 
 # what a request adds to the estimate: model loading and start-up, and a safety factor
 START_MINUTES = 10
 SAFETY = 1.5
 # host memory (MB) a job of a stage asks for, by model scale
-MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "large"): 32000}
+MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "large"): 32000,
+             ("generate", "world"): 4000, ("generate", "diffusers"): 40000}
 
 
 @dataclass(frozen=True)
@@ -49,14 +60,34 @@ class StageJob:
 
 def stage_job(config: dict[str, Any], stage: str, name: str,
               entry: dict[str, Any] | None = None) -> StageJob:
-    """The job of ``stage`` (``embed``: a model's embedding job) for ``name`` (a model, whose
-    expanded entry may be given)."""
-    if stage != "embed":
-        raise ValueError(f"no estimate for stage {stage!r}")
+    """The job of ``stage`` for ``name``: ``embed``, a model's embedding job (its expanded
+    entry may be given); ``generate``, a generated set's candidate images."""
+    if stage == "embed":
+        return _embed_job(config, name, entry)
+    if stage == "generate":
+        return _generate_job(config, name)
+    raise ValueError(f"no estimate for stage {stage!r}")
+
+
+def _job(config: dict[str, Any], stage: str, name: str, items: int, hours: float,
+         device: str, scale: str) -> StageJob:
+    return StageJob(stage, name, items, device, hours, stage_shards(config, stage, name, hours),
+                    MEMORY_MB[(stage, scale)])
+
+
+def _embed_job(config: dict[str, Any], name: str, entry: dict[str, Any] | None) -> StageJob:
     entry = entry if entry is not None else expand_models(config)[name]
     scale = model_scale(entry, world="world" in config)
     images, texts = embedding_items(config)
     image_cost, text_cost = cost("embed_image", scale), cost("embed_text", scale)
     hours = (images * image_cost.seconds + texts * text_cost.seconds) / 3600
-    return StageJob(stage, name, images + texts, image_cost.device, hours,
-                    stage_shards(config, stage, name, hours), MEMORY_MB[(stage, scale)])
+    return _job(config, "embed", name, images + texts, hours, image_cost.device, scale)
+
+
+def _generate_job(config: dict[str, Any], genset: str) -> StageJob:
+    spec = config["generation"][genset]
+    scale = "world" if spec.get("backend", "world") == "world" else "diffusers"
+    images = generation_prompts(config, genset) * int(spec.get("images_per_prompt", 4))
+    each = cost("generate_image", scale)
+    return _job(config, "generate", genset, images, images * each.seconds / 3600,
+                each.device, scale)

@@ -80,3 +80,19 @@ def embedding_items(config: dict[str, Any]) -> tuple[int, int]:
         return WORLD_IMAGES_PER_TEST_IMAGE * test, WORLD_TEXTS_PER_TEST_IMAGE * test
     sizes = [benchmark_size(config, b) for b in config.get("benchmarks", {})]
     return sum(s.images for s in sizes), sum(s.texts for s in sizes)
+
+
+# captions each generated set illustrates: BiVLC's SugarCrepe negatives (§3 Step 2: 7,512 x 4
+# images = 30,048) and TROHN-Img's selected TROHN-Text negatives (§5.2: 296,070, 1 image each)
+RELEASED_PROMPTS = {"bivlc": 7_512, "trohn_img": 296_070}
+# the world's, per image of the split they come from (tiny run: 505 SugarCrepe-style items for
+# 80 test images; 1,014 TROHN-Img selections for 256 train images)
+WORLD_PROMPTS_PER_IMAGE = {"bivlc": ("test", 6.3), "trohn_img": ("train", 4.0)}
+
+
+def generation_prompts(config: dict[str, Any], genset: str) -> int:
+    """Captions a generated set makes candidate images for, expected."""
+    if "world" in config:
+        split, ratio = WORLD_PROMPTS_PER_IMAGE.get(genset, ("test", 6.3))
+        return round(ratio * int(config["world"]["splits"][split]))
+    return RELEASED_PROMPTS.get(genset, 0)

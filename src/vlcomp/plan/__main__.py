@@ -1,0 +1,100 @@
+"""The plan of a configuration before anything runs: per rule, its jobs, items, GPU-hours and
+CPU-hours and its longest job, from Snakemake's dry run of the DAG.
+
+    python -m vlcomp.plan --configfile config/paper.yaml
+
+Jobs of a sharded stage (`vlcomp.plan.estimates.STAGE_RULES`) count their estimate: expected
+items times per-item cost (`vlcomp.plan.sizes`, `vlcomp.plan.costs`); every other job counts
+its ``runtime`` request, an upper bound (marked ``≤`` in the ``basis`` column). A job that asks
+for a GPU counts GPU-hours, any other CPU-hours (its threads times its hours). The last line
+is ``longest job: X h; total: Y GPU-h, Z CPU-h``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from vlcomp.plan.dry_run import DryJob, parse_dry_run
+from vlcomp.plan.estimates import STAGE_RULES, stage_job
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def dry_run(configfile: Path, snakefile: Path) -> str:
+    """Snakemake's dry run of the whole DAG (in an empty folder: every job listed)."""
+    with tempfile.TemporaryDirectory() as work:
+        done = subprocess.run(
+            [sys.executable, "-m", "snakemake", "-n", "-s", str(snakefile), "--directory", work,
+             "--configfile", str(configfile.resolve())],
+            capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"the dry run of {configfile} failed:\n{done.stderr[-3000:]}")
+    return done.stdout + done.stderr
+
+
+def job_cost(config: dict, job: DryJob) -> tuple[float, float, str]:
+    """(items, hours, basis) of one job: the stage estimate, or its runtime request."""
+    stage = STAGE_RULES.get(job.rule)
+    if stage is not None:
+        kind, key = stage
+        estimate = stage_job(config, kind, job.wildcards[key])
+        share = 1 if job.rule.endswith("_gather") else estimate.shards
+        if job.rule.endswith("_gather"):
+            return 0, 0.0, "gather"
+        return estimate.items / share, estimate.shard_hours, "estimate"
+    return 0, job.runtime_min / 60, "≤ request"
+
+
+def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
+    """One row per rule: jobs, items, GPU-h, CPU-h, longest job (h) and basis."""
+    rows: dict[str, dict] = {}
+    for job in jobs:
+        items, hours, basis = job_cost(config, job)
+        row = rows.setdefault(job.rule, {"rule": job.rule, "jobs": 0, "items": 0.0,
+                                         "gpu_h": 0.0, "cpu_h": 0.0, "longest_h": 0.0,
+                                         "basis": basis})
+        row["jobs"] += 1
+        row["items"] += items
+        if job.gpus:
+            row["gpu_h"] += hours * job.gpus
+        else:
+            row["cpu_h"] += hours * job.threads
+        row["longest_h"] = max(row["longest_h"], hours)
+    return sorted(rows.values(), key=lambda r: (-(r["gpu_h"] + r["cpu_h"]), r["rule"]))
+
+
+def format_plan(rows: list[dict]) -> str:
+    """The plan as a text table and its closing line."""
+    lines = [f"{'rule':32} {'jobs':>6} {'items':>12} {'GPU-h':>9} {'CPU-h':>9} "
+             f"{'longest h':>10}  basis"]
+    for r in rows:
+        items = f"{r['items']:,.0f}" if r["items"] else "-"
+        lines.append(f"{r['rule']:32} {r['jobs']:>6} {items:>12} {r['gpu_h']:>9.1f} "
+                     f"{r['cpu_h']:>9.1f} {r['longest_h']:>10.2f}  {r['basis']}")
+    longest = max((r["longest_h"] for r in rows), default=0.0)
+    gpu, cpu = sum(r["gpu_h"] for r in rows), sum(r["cpu_h"] for r in rows)
+    lines.append(f"longest job: {longest:.1f} h; total: {gpu:.1f} GPU-h, {cpu:.1f} CPU-h")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m vlcomp.plan", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--configfile", type=Path, default=REPO / "config" / "config.yaml")
+    parser.add_argument("--snakefile", type=Path, default=REPO / "Snakefile")
+    args = parser.parse_args(argv)
+    config = yaml.safe_load(args.configfile.read_text())
+    jobs = parse_dry_run(dry_run(args.configfile, args.snakefile))
+    if not jobs:
+        raise SystemExit(f"the dry run of {args.configfile} lists no jobs")
+    print(format_plan(plan_rows(config, jobs)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""The plan command: a dry run's job blocks read back, stage estimates for sharded rules,
+requests for the rest, and the closing line."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from vlcomp.plan.__main__ import format_plan, plan_rows
+from vlcomp.plan.dry_run import parse_dry_run
+from vlcomp.plan.estimates import stage_job
+from vlcomp.plan.sizes import RELEASED
+
+from .conftest import REPO
+
+DRY_RUN = """\
+Job stats:
+job                 count
+----------------  -------
+embed_model_shard       2
+total                   4
+
+[Thu Nov 26 23:00:00 2026]
+rule embed_model_shard:
+    input: results/imagesets/world_test.parquet
+    output: results/embeddings/m/shards/0-of-2.npz
+    log: logs/embed/m/0-of-2.log
+    jobid: 7
+    reason: Missing output files: results/embeddings/m/shards/0-of-2.npz
+    wildcards: model=m, shard=0-of-2
+    threads: 2
+    resources: tmpdir=<TBD>, gpu=1, mem_mb=16000, mem_mib=15259, runtime=70
+
+rule embed_model_shard:
+    wildcards: model=m, shard=1-of-2
+    threads: 2
+    resources: tmpdir=<TBD>, gpu=1, mem_mb=16000, runtime=70
+
+localrule all:
+    input: results/summary.md
+    jobid: 0
+    resources: tmpdir=<TBD>
+
+rule table_aro:
+    output: results/tables/aro/aro.csv
+    resources: tmpdir=<TBD>, mem_mb=2000, runtime=30
+"""
+
+
+def test_dry_run_blocks_are_read_back():
+    jobs = parse_dry_run(DRY_RUN)
+    assert [j.rule for j in jobs] == ["embed_model_shard", "embed_model_shard", "all",
+                                      "table_aro"]
+    first = jobs[0]
+    assert first.wildcards == {"model": "m", "shard": "0-of-2"}
+    assert (first.threads, first.gpus, first.runtime_min) == (2, 1, 70.0)
+    assert jobs[3].gpus == 0 and jobs[3].runtime_min == 30.0
+
+
+def test_plan_uses_estimates_for_shards_and_requests_for_the_rest():
+    config = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    config["models"] = {"m": {"family": "open_clip", "arch": "ViT-L-14"}}
+    config["shards"] = {"counts": {"embed": {"m": 2}}}
+    estimate = stage_job(config, "embed", "m")
+    assert estimate.shards == 2 and estimate.device == "gpu"
+    rows = {r["rule"]: r for r in plan_rows(config, parse_dry_run(DRY_RUN))}
+    shard = rows["embed_model_shard"]
+    assert shard["gpu_h"] == pytest.approx(estimate.hours)  # 2 shards of half the job
+    assert shard["longest_h"] == pytest.approx(estimate.hours / 2)
+    assert shard["items"] == pytest.approx(estimate.items)
+    assert rows["table_aro"]["cpu_h"] == pytest.approx(0.5)  # its runtime request
+    text = format_plan(list(rows.values()))
+    assert text.splitlines()[-1] == (f"longest job: {estimate.hours / 2:.1f} h; total: "
+                                     f"{estimate.hours:.1f} GPU-h, 0.5 CPU-h")
+
+
+def test_released_sizes_cover_the_paper_benchmarks_and_the_world_scales():
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    assert set(paper["benchmarks"]) <= set(RELEASED)
+    world = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    small = stage_job(world, "embed", "world_clip")
+    assert small.device == "cpu" and small.shards == 1 and small.runtime < 60
+    generated = stage_job(paper, "generate", "bivlc")
+    # BiVLC App. E: 30,048 SDXL images, ~44 A100-hours: shards of at most 6 h
+    assert generated.items == 30_048 and generated.hours == pytest.approx(44, rel=0.05)
+    assert generated.shards == 8 and generated.shard_hours <= 6
