@@ -240,3 +240,37 @@ def test_released_negclip_data_names_its_own_neighbours():
     assert not released_negatives(config, run)
     with pytest.raises(ConfigError, match="'negclip' needs 'neighbours'"):
         validate_config(config, SCHEMA)
+
+
+def test_extends_merges_and_null_removes(tmp_path):
+    from vlcomp.config import ConfigError, merge_config, resolve_extends
+
+    assert merge_config({"a": {"x": 1, "y": 2}, "b": [1], "c": 3},
+                        {"a": {"y": None, "z": 4}, "b": [2], "c": None}) == {
+        "a": {"x": 1, "z": 4}, "b": [2]}
+    (tmp_path / "base.yaml").write_text("a: {x: 1}\nkeep: 1\n")
+    (tmp_path / "mid.yaml").write_text("extends: base.yaml\na: {y: 2}\n")
+    whole = resolve_extends({"extends": "mid.yaml", "keep": None}, [tmp_path])
+    assert whole == {"a": {"x": 1, "y": 2}}
+    with pytest.raises(ConfigError, match="nowhere.yaml not found"):
+        resolve_extends({"extends": "nowhere.yaml"}, [tmp_path])
+    (tmp_path / "loop.yaml").write_text("extends: loop.yaml\n")
+    with pytest.raises(ConfigError, match="extends itself"):
+        resolve_extends({"extends": "loop.yaml"}, [tmp_path])
+
+
+def test_evaluate_config_is_the_paper_config_without_training_or_generation():
+    from vlcomp.config import resolve_extends
+
+    config_dir = REPO / "config"
+    paper = yaml.safe_load((config_dir / "paper.yaml").read_text())
+    evaluate = resolve_extends(yaml.safe_load((config_dir / "evaluate.yaml").read_text()),
+                               [config_dir])
+    validate_config(evaluate, SCHEMA)
+    for gone in ("train", "hard_negatives", "generation", "detectors"):
+        assert gone not in evaluate
+    assert not any("run" in m for m in evaluate["models"].values())
+    trained = {m for m, e in paper["models"].items() if "run" in e}
+    assert set(evaluate["models"]) == set(paper["models"]) - trained
+    assert evaluate["benchmarks"] == paper["benchmarks"]
+    assert evaluate["downloads"] == paper["downloads"]

@@ -326,3 +326,25 @@ def test_published_coverage_plan_matches_the_real_format_run(real_run):
 
     work, config = real_run
     assert_plan_matches_run(work, yaml.safe_load(config.read_text()))
+
+
+def test_evaluate_only_plan_lists_no_training_or_generation():
+    """config/evaluate.yaml through the plan command: its dry run scores the released
+    checkpoints on every benchmark, and trains and generates nothing."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "vlcomp.plan", "--configfile",
+                           str(REPO / "config" / "evaluate.yaml")],
+                          capture_output=True, text=True, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rules = {line.split()[0] for line in done.stdout.splitlines()[1:-1]}
+    for trained in ("train_clip", "train_detectors", "train_captioner", "generate_candidates",
+                    "generate_candidates_shard", "filter_generated", "sugarcrepe_negatives",
+                    "trohn_img_negatives", "nearest_neighbours"):
+        assert trained not in rules
+    assert {"embed_model", "score_pairs", "score_generative", "table_aro", "table_bivlc",
+            "table_visualgptscore", "table_bison", "table_robustness",
+            "table_vs_published"} <= rules
+    assert re.fullmatch(r"longest job: [\d.]+ h; total: [\d.]+ GPU-h, [\d.]+ CPU-h",
+                        done.stdout.splitlines()[-1])

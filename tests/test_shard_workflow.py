@@ -17,7 +17,7 @@ from .workflow_runs import snakemake
 pytestmark = pytest.mark.slow
 
 
-def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run):
+def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monkeypatch):
     """tiny_clip's embed_model ran in 3 shards (tests/paper_run.py); the same scorer embeds
     the same sets in one pass here, and every file matches byte for byte."""
     from vlcomp.config import expand_models
@@ -26,6 +26,7 @@ def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run):
     from vlcomp.score.embeddings import embed_image_sets, embed_text_sets, save_embeddings
 
     work, config_file = real_run
+    monkeypatch.chdir(work)  # image paths are relative to the run's folder
     config = yaml.safe_load(Path(config_file).read_text())
     folder = work / "results" / "embeddings" / "tiny_clip"
     assert sorted(p.name for p in (folder / "shards").iterdir()) == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,40 @@ class ConfigError(ValueError):
 def _key_path(error: jsonschema.ValidationError) -> str:
     parts = ["config", *(str(p) for p in error.absolute_path)]
     return ".".join(parts)
+
+
+def merge_config(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``override``: mappings merge key by key, a ``null`` value deletes
+    its key, anything else replaces."""
+    out = dict(base)
+    for key, value in override.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_config(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def resolve_extends(config: dict[str, Any], folders: Sequence[str | Path] = (),
+                    seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A configuration with ``extends: FILE`` made whole: FILE (found as given, else in each
+    of ``folders``; it may extend another in turn) updated by the rest (`merge_config`).
+    Raises ConfigError naming a missing or circular file."""
+    if "extends" not in config:
+        return config
+    name = Path(str(config["extends"]))
+    candidates = [name, *(Path(f) / name for f in folders)]
+    found = next((c.resolve() for c in candidates if c.is_file()), None)
+    if found is None:
+        raise ConfigError(f"config.extends: {name} not found (looked in "
+                          f"{', '.join(str(c) for c in candidates)})")
+    if found in seen:
+        raise ConfigError(f"config.extends: {found} extends itself")
+    base = yaml.safe_load(found.read_text()) or {}
+    base = resolve_extends(base, [found.parent, *folders], (*seen, found))
+    return merge_config(base, {k: v for k, v in config.items() if k != "extends"})
 
 
 def validate_config(config: dict[str, Any], schema_path: str | Path) -> None:

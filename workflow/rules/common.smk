@@ -21,6 +21,7 @@ from vlcomp.config import (  # noqa: E402
     prior_column,
     released_negatives,
     released_rows,
+    resolve_extends,
     text_priors,
     validate_config,
 )
@@ -74,7 +75,19 @@ from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
 prepend_pythonpath(Path(workflow.basedir) / "src")
 single_threaded_libraries()
 
+# extends: FILE (e.g. config/evaluate.yaml extends config/paper.yaml): FILE, updated by the rest;
+# looked up as given, beside the config files, then in the workflow's config/
 try:
+    whole = resolve_extends(
+        config,
+        [
+            *(Path(f).parent for f in workflow.overwrite_configfiles or []),
+            Path(workflow.basedir) / "config",
+        ],
+    )
+    if whole is not config:
+        config.clear()
+        config.update(whole)
     validate_config(config, Path(workflow.basedir) / "config" / "schema.yaml")
 except ConfigError as err:
     raise WorkflowError(str(err)) from None

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import yaml
 
+from vlcomp.config import resolve_extends
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
 from vlcomp.plan.estimates import STAGE_RULES, stage_job
 
@@ -89,7 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--configfile", type=Path, default=REPO / "config" / "config.yaml")
     parser.add_argument("--snakefile", type=Path, default=REPO / "Snakefile")
     args = parser.parse_args(argv)
-    config = yaml.safe_load(args.configfile.read_text())
+    config = resolve_extends(yaml.safe_load(args.configfile.read_text()),
+                             [args.configfile.parent, REPO / "config"])
     jobs = parse_dry_run(dry_run(args.configfile, args.snakefile))
     if not jobs:
         raise SystemExit(f"the dry run of {args.configfile} lists no jobs")
