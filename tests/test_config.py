@@ -252,7 +252,7 @@ def test_extends_merges_and_null_removes(tmp_path):
     (tmp_path / "mid.yaml").write_text("extends: base.yaml\na: {y: 2}\n")
     whole = resolve_extends({"extends": "mid.yaml", "keep": None}, [tmp_path])
     assert whole == {"a": {"x": 1, "y": 2}}
-    with pytest.raises(ConfigError, match="nowhere.yaml not found"):
+    with pytest.raises(ConfigError, match=r"nowhere\.yaml not found"):
         resolve_extends({"extends": "nowhere.yaml"}, [tmp_path])
     (tmp_path / "loop.yaml").write_text("extends: loop.yaml\n")
     with pytest.raises(ConfigError, match="extends itself"):
