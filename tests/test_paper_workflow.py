@@ -38,16 +38,20 @@ PAPER_JOBS = {
     # ARO: NegCLIP's released TSV (negatives + neighbours); BiVLC: the released TROHN-Text
     # and TROHN-Img rows, SDXL for BiVLC's own construction only
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
-    "generate_candidates": 1, "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
+    # BiVLC's 30,048 SDXL images in 8 shards of ~5.5 A100-hours (vlcomp.plan.estimates)
+    "generate_candidates_shard": 8, "generate_candidates_gather": 1,
+    "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
     # 17 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; CLIP
     # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO:
     # ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise)
     # embed and score pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only
-    # (no embeddings); 3 BLIP captioners score pairs, priors and galleries in one job each,
-    # the 2 BLIP-2 captioners (retrieval: false) pairs and priors; 15 choice benchmarks:
+    # (no embeddings); the 5 BLIP and BLIP-2 captioners score pairs and priors in one job
+    # each, and the 3 BLIP captioners' log P(t|i) galleries run in shards: COCO's (2 x 5,000
+    # x 25,010 pairs) in 6 (base) or 9 (large), Flickr30k's in 1; 15 choice benchmarks:
     # 17 x 15 score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
-    "embed_model": 17, "score_pairs": 5, "score_pairs_only": 2, "score_generative": 3,
-    "score_generative_choice": 2, "score_and_metrics": 255, "pair_metrics": 180,
+    "embed_model": 17, "score_pairs": 5, "score_pairs_only": 2,
+    "score_generative_choice": 5, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
+    "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 180,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
     # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
     "retrieval_metrics": 44, "robustness_metrics": 22,
@@ -103,8 +107,10 @@ REGENERATE_ONLY = {"negclip_negatives": 1, "embed_images": PAPER_JOBS["embed_ima
 # hard_negatives.sugarcrepe.source and generation.trohn_img.source: generate (the paper
 # config reads BiVLC's released TROHN-Text and TROHN-Img): LLM negatives, TROHN-Img's
 # selection, its SDXL images and their filter
+# (TROHN-Img's 296,070 SDXL images in 73 shards beside BiVLC's 8)
 TROHN_GENERATE_ONLY = {"sugarcrepe_negatives": 1, "trohn_img_negatives": 1,
-                       "generate_candidates": 2, "filter_generated": 2}
+                       "generate_candidates_shard": 8 + 73, "generate_candidates_gather": 2,
+                       "filter_generated": 2}
 
 
 def job_counts(stdout: str) -> dict[str, int]:
@@ -126,7 +132,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
     # each model's embeddings take under a GPU hour, so no embedding job is sharded
     assert defined - set(counts) == set(REGENERATE_ONLY) - {"negclip_negatives",
                                                             "embed_images"} | {
-        "sugarcrepe_negatives", "embed_model_shard", "embed_model_gather"}
+        "sugarcrepe_negatives", "embed_model_shard", "embed_model_gather",
+        "score_generative", "generate_candidates"}
     # the heavy rules ask a cluster for a GPU (and memory, time)
     detail = snakemake("-n", "--configfile", str(PAPER), cwd=tmp_path).stdout
     resources = {}
@@ -134,8 +141,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
         if block.startswith("rule ") and "resources:" in block:
             rule = block.split(":")[0].removeprefix("rule ")
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
-    heavy = ["train_clip", "embed_model", "score_pairs", "score_generative",
-             "generate_candidates", "filter_generated", "train_detectors", "embed_images",
+    heavy = ["train_clip", "embed_model", "score_pairs", "score_generative_choice",
+             "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated", "train_detectors", "embed_images",
              "class_embeddings", "classification_metrics",  # the probe runs on CUDA
              "llm_prior"]
     for rule in heavy:
@@ -343,7 +350,8 @@ def test_evaluate_only_plan_lists_no_training_or_generation():
                     "generate_candidates_shard", "filter_generated", "sugarcrepe_negatives",
                     "trohn_img_negatives", "nearest_neighbours"):
         assert trained not in rules
-    assert {"embed_model", "score_pairs", "score_generative", "table_aro", "table_bivlc",
+    assert {"embed_model", "score_pairs", "score_generative_retrieval_shard", "table_aro",
+            "table_bivlc",
             "table_visualgptscore", "table_bison", "table_robustness",
             "table_vs_published"} <= rules
     assert re.fullmatch(r"longest job: [\d.]+ h; total: [\d.]+ GPU-h, [\d.]+ CPU-h",

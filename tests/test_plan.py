@@ -84,3 +84,13 @@ def test_released_sizes_cover_the_paper_benchmarks_and_the_world_scales():
     # BiVLC App. E: 30,048 SDXL images, ~44 A100-hours: shards of at most 6 h
     assert generated.items == 30_048 and generated.hours == pytest.approx(44, rel=0.05)
     assert generated.shards == 8 and generated.shard_hours <= 6
+
+
+def test_cluster_page_lists_every_per_item_cost():
+    """docs/cluster.md's cost table is vlcomp.plan.costs.COSTS, row for row."""
+    from vlcomp.plan.costs import COSTS
+
+    page = (REPO / "docs" / "cluster.md").read_text()
+    for (kind, scale), cost in COSTS.items():
+        row = f"| `{kind}` | {scale} | {cost.seconds:g} | {cost.device} | {cost.source} |"
+        assert row in page, row

@@ -63,6 +63,43 @@ def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monk
                 == path.with_name(f"{path.stem}.ids.json").read_bytes())
 
 
+def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(real_run,
+                                                                          monkeypatch):
+    """BLIP's log P(t|i) galleries of COCO retrieval ran in 3 shards (tests/paper_run.py);
+    the same scorer over the whole galleries as one shard gives the same file, byte for
+    byte."""
+    from vlcomp.config import expand_models
+    from vlcomp.io import read_parquet
+    from vlcomp.models.registry import build_scorer
+    from vlcomp.score.pair_jobs import retrieval_galleries
+    from vlcomp.score.retrieval_shards import retrieval_arrays, score_retrieval_shard, write_npz
+
+    work, config_file = real_run
+    monkeypatch.chdir(work)
+    config = yaml.safe_load(Path(config_file).read_text())
+    logs = sorted((work / "logs" / "score_pairs" / "blip_lm" / "coco_retrieval").glob("*.log"))
+    assert [p.stem for p in logs] == ["0-of-3", "1-of-3", "2-of-3"]
+    chunks = [re.search(r"chunks (\d+):(\d+) of (\d+)", p.read_text()).groups() for p in logs]
+    assert all(int(stop) > int(start) for start, stop, _ in chunks), chunks  # none idle
+    spec = config["benchmarks"]["coco_retrieval"]
+    results = work / "results"
+    galleries = retrieval_galleries(
+        read_parquet(results / "benchmarks" / "coco_retrieval" / "gallery.parquet").image_id,
+        read_parquet(results / "benchmarks" / "coco_retrieval" / "queries.parquet"),
+        read_parquet(results / "imagesets" / "coco_test.parquet"),
+        read_parquet(results / "imagesets" / "coco_val.parquet"),
+        read_parquet(results / "data" / "coco" / "captions.parquet"), spec["queries"],
+        config["visualgptscore"].get("retrieval", {}).get("images"))
+    scorer = build_scorer("blip_lm", expand_models(config)["blip_lm"], "cpu")
+    whole = score_retrieval_shard(scorer, galleries, "0-of-1",
+                                  batch_size=config["embed"]["pair_batch_size"],
+                                  image_batch=config["embed"]["batch_size"])
+    write_npz(retrieval_arrays(galleries, {s: whole[s] for s in ("test", "val")}),
+              work / "one_shard.npz")
+    joined = results / "scores" / "blip_lm" / "coco_retrieval.npz"
+    assert (work / "one_shard.npz").read_bytes() == joined.read_bytes()
+
+
 def text_source(benchmarks: Path, name: str) -> Path:
     """The table a benchmark's texts are embedded from (the rules' text_source)."""
     for candidate in (benchmarks / name / "queries.parquet", benchmarks / name / "texts.parquet"):

@@ -140,3 +140,58 @@ def test_a_missing_shard_is_named(sets, tmp_path):
         join_shards([paths[0], paths[2]], "images")
     with pytest.raises(ValueError, match="kind"):
         join_shards(paths, "audio")
+
+
+class BatchLogLikelihood:
+    """A fake captioner whose scores shift with the batch it is handed, as float kernels may
+    (sharding must hand it the batches one job would)."""
+
+    def log_likelihood(self, images, texts, batch_size=32):
+        out = []
+        for s in range(0, len(texts), batch_size):
+            part = [np.asarray(i, np.float64).mean() / 255 * len(t)
+                    for i, t in zip(images[s:s + batch_size], texts[s:s + batch_size],
+                                    strict=True)]
+            out.extend(np.array(part) + np.mean(part) * 1e-6)
+        return np.array(out)
+
+
+def test_sharded_retrieval_galleries_join_to_one_shards_matrices(tmp_path):
+    from vlcomp.score.pair_jobs import Gallery
+    from vlcomp.score.pairs import ImageRef
+    from vlcomp.score.retrieval_shards import (
+        join_retrieval_shards,
+        retrieval_arrays,
+        score_retrieval_shard,
+        write_npz,
+    )
+
+    rng = np.random.default_rng(1)
+    galleries = {}
+    for split, n in (("test", 11), ("val", 7)):
+        refs = []
+        for k in range(n):
+            path = tmp_path / f"{split}{k}.png"
+            Image.fromarray(rng.integers(0, 255, (3, 3, 3), dtype=np.uint8)).save(path)
+            refs.append(ImageRef(str(path), None))
+        texts = [f"caption {'x' * (k % 5)} {k}" for k in range(2 * n)]
+        galleries[split] = Gallery([f"{split}{k}" for k in range(n)], refs, texts,
+                                   np.arange(2 * n) // 2)
+    scorer = BatchLogLikelihood()
+    whole = score_retrieval_shard(scorer, galleries, "0-of-1", batch_size=4, image_batch=3)
+    one = retrieval_arrays(galleries, {s: whole[s] for s in ("test", "val")})
+    assert one["test"].shape == (11, 22) and not np.isnan(one["val"]).any()
+    paths = []
+    for name in shard_names(4):
+        path = tmp_path / f"{name}.npz"
+        write_npz(score_retrieval_shard(scorer, galleries, name, batch_size=4, image_batch=3),
+                  path)
+        paths.append(path)
+    joined = join_retrieval_shards(paths, galleries)
+    write_npz(retrieval_arrays(galleries, joined), tmp_path / "joined.npz")
+    write_npz(one, tmp_path / "one.npz")
+    assert (tmp_path / "joined.npz").read_bytes() == (tmp_path / "one.npz").read_bytes()
+    with pytest.raises(ValueError, match="in none of"):
+        join_retrieval_shards(paths[:3], galleries)
+    with pytest.raises(ValueError, match="earlier shard"):
+        join_retrieval_shards([paths[0], *paths], galleries)

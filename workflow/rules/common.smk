@@ -389,6 +389,18 @@ def vl_checklist_inputs(wildcards):
 
 
 RETRIEVAL_BENCHMARKS = [b for b, kind in BENCHMARK_KIND.items() if kind == "retrieval"]
+# a captioner's log P(t|i) galleries in shards (config shards; vlcomp.plan.estimates): all of
+# a model's retrieval benchmarks once any needs more than one shard
+RETRIEVAL_JOBS = {
+    (m, b): stage_job(config, "retrieval", m, MODEL_ENTRIES[m], b)
+    for m in GENERATIVE_RETRIEVAL_MODELS
+    for b in RETRIEVAL_BENCHMARKS
+}
+SHARDED_RETRIEVAL_MODELS = [
+    m
+    for m in GENERATIVE_RETRIEVAL_MODELS
+    if any(RETRIEVAL_JOBS[(m, b)].shards > 1 for b in RETRIEVAL_BENCHMARKS)
+]
 ORDER_BENCHMARK_PATTERN = union(ORDER_BENCHMARKS)
 CHOICE_BENCHMARKS = [
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")
@@ -798,6 +810,18 @@ def metric_options(benchmark):
     if benchmark == "vg_attribution":
         return {"min_count": opts.get("min_count", 25)}
     return {}
+
+
+def generative_retrieval_inputs(wildcards):
+    """One retrieval benchmark's gallery, queries, test and validation images and captions."""
+    b, d = wildcards.benchmark, dataset_of(wildcards.benchmark)
+    return {
+        "gallery": f"results/benchmarks/{b}/gallery.parquet",
+        "queries": f"results/benchmarks/{b}/queries.parquet",
+        "test_images": f"results/imagesets/{d}_test.parquet",
+        "val_images": f"results/imagesets/{d}_val.parquet",
+        "captions": f"results/data/{d}/captions.parquet",
+    }
 
 
 def retrieval_inputs(kind):

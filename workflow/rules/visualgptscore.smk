@@ -43,7 +43,9 @@ rule score_generative:
     benchmark:
         "benchmarks/score_generative/{model}.tsv"
     wildcard_constraints:
-        model=union(GENERATIVE_RETRIEVAL_MODELS),
+        model=union(
+            m for m in GENERATIVE_RETRIEVAL_MODELS if m not in SHARDED_RETRIEVAL_MODELS
+        ),
     conda:
         "../../envs/torch.yaml"
     threads: config["compute"]["threads"]
@@ -104,7 +106,8 @@ rule llm_prior:
 
 
 # A captioner with retrieval: false (BLIP-2's: every gallery pair would be an LLM pass)
-# scores the choice benchmarks and the text priors only.
+# scores the choice benchmarks and the text priors only; so does one whose galleries are
+# scored in shards (rules score_generative_retrieval_shard / _gather).
 use rule score_generative as score_generative_choice with:
     input:
         benchmarks=expand(
@@ -133,9 +136,79 @@ use rule score_generative as score_generative_choice with:
     benchmark:
         "benchmarks/score_generative_choice/{model}.tsv"
     wildcard_constraints:
-        model=union(GENERATIVE_CHOICE_MODELS),
+        model=union(GENERATIVE_CHOICE_MODELS + SHARDED_RETRIEVAL_MODELS),
     params:
         retrieval=[],
+
+
+# A captioner's log P(t|i) over one retrieval benchmark's galleries in shards: each scores a
+# block of whole picture chunks against every query; the gather writes the benchmark's
+# score file as score_generative does.
+rule score_generative_retrieval_shard:
+    input:
+        unpack(generative_retrieval_inputs),
+        model=model_inputs,
+    output:
+        "results/scores/{model}/shards/{benchmark}/{shard}.npz",
+    log:
+        "logs/score_pairs/{model}/{benchmark}/{shard}.log",
+    benchmark:
+        "benchmarks/score_generative_retrieval_shard/{model}/{benchmark}/{shard}.tsv"
+    wildcard_constraints:
+        model=union(SHARDED_RETRIEVAL_MODELS),
+        benchmark=union(RETRIEVAL_BENCHMARKS),
+        shard=SHARD_PATTERN,
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=lambda wc: (
+            GPUS if RETRIEVAL_JOBS[(wc.model, wc.benchmark)].device == "gpu" else 0
+        ),
+        mem_mb=lambda wc: RETRIEVAL_JOBS[(wc.model, wc.benchmark)].mem_mb,
+        runtime=lambda wc: RETRIEVAL_JOBS[(wc.model, wc.benchmark)].runtime,
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
+        gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
+        batch_size=config["embed"].get("pair_batch_size", 64),
+        image_batch=config["embed"].get("batch_size", 256),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
+    script:
+        "../scripts/score_generative_retrieval_shard.py"
+
+
+rule score_generative_retrieval_gather:
+    input:
+        unpack(generative_retrieval_inputs),
+        shards=lambda wc: expand(
+            "results/scores/{model}/shards/{benchmark}/{shard}.npz",
+            model=wc.model,
+            benchmark=wc.benchmark,
+            shard=shard_names(RETRIEVAL_JOBS[(wc.model, wc.benchmark)].shards),
+        ),
+    output:
+        "results/scores/{model}/{benchmark}.npz",
+    log:
+        "logs/score_pairs/{model}/{benchmark}.log",
+    benchmark:
+        "benchmarks/score_generative_retrieval_gather/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        model=union(SHARDED_RETRIEVAL_MODELS),
+        benchmark=union(RETRIEVAL_BENCHMARKS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    params:
+        queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
+        gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
+    script:
+        "../scripts/score_generative_retrieval_gather.py"
 
 
 rule alpha_curve:

@@ -20,9 +20,7 @@ Outputs: ``scores`` (one per choice benchmark); optional ``priors`` (one per par
 
 from pathlib import Path
 
-import numpy as np
-
-from vlcomp.io import atomic_path, read_parquet, write_json, write_parquet
+from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
@@ -37,6 +35,7 @@ from vlcomp.score.pair_jobs import (
 )
 from vlcomp.score.pair_plan import PairPlan, score_plan
 from vlcomp.score.pairs import image_index, table_refs
+from vlcomp.score.retrieval_shards import SPLITS, retrieval_arrays, write_npz
 from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
 from vlcomp.torch_threads import set_torch_threads
 
@@ -98,13 +97,8 @@ with job_log(snakemake.log[0]) as log:
             write_parquet(scored.item_scores(choice[name], images), path)
     for name, path in zip(named(p, "retrieval"), named(out, "retrieval"), strict=True):
         g = galleries[name]
-        with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-            np.savez(handle, **{
-                field: array for split in ("test", "val") for field, array in (
-                    (split, scored.matrix(g[split].refs, g[split].texts)),
-                    (f"{split}_links", g[split].links),
-                    (f"{split}_images", np.array(g[split].image_ids)),
-                    (f"{split}_paths", np.array([r.path for r in g[split].refs])))})
+        write_npz(retrieval_arrays(g, {s: scored.matrix(g[s].refs, g[s].texts)
+                                       for s in SPLITS}), path)
     if named(out, "priors"):
         null = p.null
         n_for = null_counts(null, p.alpha)

@@ -43,12 +43,12 @@ def job_cost(config: dict, job: DryJob) -> tuple[float, float, str]:
     """(items, hours, basis) of one job: the stage estimate, or its runtime request."""
     stage = STAGE_RULES.get(job.rule)
     if stage is not None:
-        kind, key = stage
-        estimate = stage_job(config, kind, job.wildcards[key])
-        share = 1 if job.rule.endswith("_gather") else estimate.shards
         if job.rule.endswith("_gather"):
             return 0, 0.0, "gather"
-        return estimate.items / share, estimate.shard_hours, "estimate"
+        kind, key = stage
+        estimate = stage_job(config, kind, job.wildcards[key],
+                             benchmark=job.wildcards.get("benchmark"))
+        return estimate.items / estimate.shards, estimate.shard_hours, "estimate"
     return 0, job.runtime_min / 60, "≤ request"
 
 

@@ -2,7 +2,7 @@
 
 ``world`` costs were measured here, on one CPU thread (2-core machine, ``compute.threads: 1``),
 from the tiny run's Snakemake ``benchmark:`` files; every other scale is a GPU estimate for
-one NVIDIA A100 (documented in docs/cluster.md with its source), since no weights can be
+one NVIDIA A100 (each with its source, listed in docs/cluster.md), since no weights can be
 downloaded here. A cluster's own ``benchmarks/`` files give better numbers: see
 ``python -m vlcomp.plan --help``.
 """
@@ -25,6 +25,8 @@ class Cost:
 MEASURED = "measured here: tiny run, one CPU thread"
 OPEN_CLIP_PROFILE = ("estimate: open_clip's model profile (ViT-B/32 4.4, ViT-L/14 81 GFLOPs "
                      "per image) on an A100 in fp32, JPEG decoding by 6 loader workers")
+OPEN_CLIP_TEXT = ("estimate: open_clip's model profile (text towers of ViT-B/32 ~3, ViT-L/14 "
+                  "~6 GFLOPs per 77-token text) on an A100 in fp32, batches of 32")
 
 COSTS: dict[tuple[str, str], Cost] = {
     # embed: one image through the vision tower (decoding included); one text
@@ -32,8 +34,8 @@ COSTS: dict[tuple[str, str], Cost] = {
     ("embed_image", "base"): Cost(0.002, "gpu", OPEN_CLIP_PROFILE),
     ("embed_image", "large"): Cost(0.008, "gpu", OPEN_CLIP_PROFILE),
     ("embed_text", "world"): Cost(0.00013, "cpu", MEASURED + " (6,295 texts, 0.8 s)"),
-    ("embed_text", "base"): Cost(0.0003, "gpu", OPEN_CLIP_PROFILE),
-    ("embed_text", "large"): Cost(0.001, "gpu", OPEN_CLIP_PROFILE),
+    ("embed_text", "base"): Cost(0.0003, "gpu", OPEN_CLIP_TEXT),
+    ("embed_text", "large"): Cost(0.001, "gpu", OPEN_CLIP_TEXT),
 }
 
 COSTS.update({
@@ -41,6 +43,16 @@ COSTS.update({
     ("generate_image", "world"): Cost(0.002, "cpu", MEASURED + " (1,010 images, 2.0 s)"),
     ("generate_image", "diffusers"): Cost(5.3, "gpu", "BiVLC App. E: 30,048 SDXL-DPO images on "
                                       "4 A100s in ~11 h (~683 images per A100-hour)"),
+})
+
+BLIP_DECODER = ("estimate: BLIP's text decoder (BERT-base, 12 layers) over ~20 tokens with "
+                "cross-attention to 577 image tokens (384 px), ~7 GFLOP a pair, at ~10 TFLOP/s "
+                "effective on an A100")
+COSTS.update({
+    # retrieval: one (gallery image, query) pair's log P(t|i), the picture's vision pass shared
+    ("retrieval_pair", "world"): Cost(0.00015, "cpu", MEASURED + " (24,283 pairs, 3.6 s)"),
+    ("retrieval_pair", "base"): Cost(0.0005, "gpu", BLIP_DECODER),
+    ("retrieval_pair", "large"): Cost(0.0007, "gpu", BLIP_DECODER),
 })
 
 # model families and architectures whose towers cost about a ViT-L/14's

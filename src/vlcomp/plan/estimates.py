@@ -14,7 +14,7 @@ from typing import Any
 from vlcomp.config import expand_models
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
-from vlcomp.plan.sizes import embedding_items, generation_prompts
+from vlcomp.plan.sizes import embedding_items, generation_prompts, retrieval_pairs
 
 # rules whose jobs a stage estimates: rule -> (stage, the wildcard naming the job)
 STAGE_RULES = {
@@ -24,6 +24,8 @@ STAGE_RULES = {
     "generate_candidates": ("generate", "genset"),
     "generate_candidates_shard": ("generate", "genset"),
     "generate_candidates_gather": ("generate", "genset"),
+    "score_generative_retrieval_shard": ("retrieval", "model"),
+    "score_generative_retrieval_gather": ("retrieval", "model"),
 }
 
 # what a request adds to the estimate: model loading and start-up, and a safety factor
@@ -31,7 +33,9 @@ START_MINUTES = 10
 SAFETY = 1.5
 # host memory (MB) a job of a stage asks for, by model scale
 MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "large"): 32000,
-             ("generate", "world"): 4000, ("generate", "diffusers"): 40000}
+             ("generate", "world"): 4000, ("generate", "diffusers"): 40000,
+             ("retrieval", "world"): 4000, ("retrieval", "base"): 16000,
+             ("retrieval", "large"): 16000}
 
 
 @dataclass(frozen=True)
@@ -59,13 +63,18 @@ class StageJob:
 
 
 def stage_job(config: dict[str, Any], stage: str, name: str,
-              entry: dict[str, Any] | None = None) -> StageJob:
+              entry: dict[str, Any] | None = None, benchmark: str | None = None) -> StageJob:
     """The job of ``stage`` for ``name``: ``embed``, a model's embedding job (its expanded
-    entry may be given); ``generate``, a generated set's candidate images."""
+    entry may be given); ``generate``, a generated set's candidate images; ``retrieval``, a
+    generative model's log P(t|i) over a retrieval ``benchmark``'s galleries."""
     if stage == "embed":
         return _embed_job(config, name, entry)
     if stage == "generate":
         return _generate_job(config, name)
+    if stage == "retrieval":
+        if benchmark is None:
+            raise ValueError("stage 'retrieval' needs the benchmark")
+        return _retrieval_job(config, name, benchmark, entry)
     raise ValueError(f"no estimate for stage {stage!r}")
 
 
@@ -91,3 +100,13 @@ def _generate_job(config: dict[str, Any], genset: str) -> StageJob:
     each = cost("generate_image", scale)
     return _job(config, "generate", genset, images, images * each.seconds / 3600,
                 each.device, scale)
+
+
+def _retrieval_job(config: dict[str, Any], model: str, benchmark: str,
+                   entry: dict[str, Any] | None) -> StageJob:
+    entry = entry if entry is not None else expand_models(config)[model]
+    scale = model_scale(entry, world="world" in config)
+    pairs = retrieval_pairs(config, benchmark)
+    each = cost("retrieval_pair", scale)
+    return _job(config, "retrieval", model, pairs, pairs * each.seconds / 3600, each.device,
+                scale)

@@ -96,3 +96,14 @@ def generation_prompts(config: dict[str, Any], genset: str) -> int:
         split, ratio = WORLD_PROMPTS_PER_IMAGE.get(genset, ("test", 6.3))
         return round(ratio * int(config["world"]["splits"][split]))
     return RELEASED_PROMPTS.get(genset, 0)
+
+
+def retrieval_pairs(config: dict[str, Any], benchmark: str) -> int:
+    """(image, query) pairs a generative model scores for a retrieval benchmark: its test
+    gallery and the validation gallery built the same way (for α*), at most
+    ``visualgptscore.retrieval.images`` images each."""
+    cap = config.get("visualgptscore", {}).get("retrieval", {}).get("images")
+    size = benchmark_size(config, benchmark)
+    images = min(size.images, cap) if cap else size.images
+    texts_per_image = size.texts / max(size.images, 1)
+    return round(2 * images * images * texts_per_image)

@@ -1,0 +1,119 @@
+"""A generative model's retrieval galleries (log P(t|i) of every gallery image with every
+query, VisualGPTScore Table 4) in shards: the largest work of the paper configuration (BLIP
+on COCO's test gallery is 5,000 × 25,010 text passes).
+
+The galleries' pictures are grouped into the chunks `score_plan` scores together
+(`picture_chunks`); each shard takes a block of whole chunks, and its texts keep the indices
+of the whole plan, so every picture sees the same batches in any sharding: the gather's
+matrices do not depend on the shard count. `retrieval_arrays` is the one layout of a
+benchmark's ``.npz``, for the unsharded job and the gather alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vlcomp.io import atomic_path
+from vlcomp.score.pair_jobs import Gallery
+from vlcomp.score.pair_plan import PairPlan, picture_chunks, score_plan
+from vlcomp.shards import shard_block
+
+SPLITS = ("test", "val")
+CHUNK_PAIRS = 512  # score_plan's default: pairs scored together
+
+
+def gallery_plan(galleries: Mapping[str, Gallery]) -> PairPlan:
+    """Every (gallery image, query) pair of both splits."""
+    plan = PairPlan()
+    for split in SPLITS:
+        for ref in galleries[split].refs:
+            plan.want(ref, galleries[split].texts)
+    return plan
+
+
+def shard_plan(plan: PairPlan, shard: str, image_batch: int,
+               chunk_pairs: int = CHUNK_PAIRS) -> tuple[PairPlan, set[int], slice, int]:
+    """One shard's part of ``plan``: a block of its whole picture chunks, with the texts
+    indexed as in ``plan``; returns the part, its pictures (indices in ``plan``), the block of
+    chunks and their number."""
+    counts = np.array([len(w) for w in plan.wanted], dtype=np.int64)
+    chunks = picture_chunks(plan.needs_vision(), counts, chunk_pairs, image_batch)
+    block = shard_block(len(chunks), shard)
+    part = PairPlan()
+    for text in plan.texts:
+        part.text_index(text)
+    pictures = {p for chunk in chunks[block] for p in chunk}
+    for chunk in chunks[block]:
+        for picture in chunk:
+            part.want(plan.refs[picture], [plan.texts[t] for t in plan.wanted[picture]])
+    return part, pictures, block, len(chunks)
+
+
+def score_retrieval_shard(scorer: Any, galleries: Mapping[str, Gallery], shard: str, *,
+                          batch_size: int = 64, image_batch: int = 32,
+                          options: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
+    """The rows of both galleries' score matrices whose images fall in one shard:
+    ``{split}_rows`` (row indices) and ``{split}`` (those rows, all queries), with the block
+    of chunks (``chunks_start``, ``chunks_stop``, ``chunks_total``)."""
+    plan = gallery_plan(galleries)
+    part, pictures, block, total = shard_plan(plan, shard, image_batch)
+    scored = score_plan(scorer, part, batch_size=batch_size, image_batch=image_batch,
+                        chunk_pairs=CHUNK_PAIRS, options=options, desc=f"retrieval {shard}")
+    out = {"chunks_start": np.int64(block.start), "chunks_stop": np.int64(block.stop),
+           "chunks_total": np.int64(total)}
+    for split in SPLITS:
+        g = galleries[split]
+        rows = [k for k, ref in enumerate(g.refs) if plan.picture(ref) in pictures]
+        out[f"{split}_rows"] = np.array(rows, dtype=np.int64)
+        out[split] = (scored.matrix([g.refs[k] for k in rows], g.texts) if rows
+                      else np.zeros((0, len(g.texts))))
+    return out
+
+
+def join_retrieval_shards(paths: Sequence[str | Path],
+                          galleries: Mapping[str, Gallery]) -> dict[str, np.ndarray]:
+    """Both galleries' full score matrices from their shards; raises naming the shard file
+    when a row comes twice, or never."""
+    full = {s: np.full((len(galleries[s].refs), len(galleries[s].texts)), np.nan)
+            for s in SPLITS}
+    seen = {s: np.zeros(len(galleries[s].refs), dtype=bool) for s in SPLITS}
+    for path in paths:
+        with np.load(path) as shard:
+            for split in SPLITS:
+                rows = shard[f"{split}_rows"]
+                if seen[split][rows].any():
+                    raise ValueError(f"{path}: {split} rows scored by an earlier shard too")
+                if shard[split].shape != (len(rows), len(galleries[split].texts)):
+                    raise ValueError(f"{path}: {split} block {shard[split].shape} for "
+                                     f"{len(rows)} rows")
+                full[split][rows] = shard[split]
+                seen[split][rows] = True
+    for split in SPLITS:
+        if not seen[split].all():
+            raise ValueError(f"{split} gallery rows {np.flatnonzero(~seen[split])[:5]} ... "
+                             f"are in none of {len(paths)} shards")
+    return full
+
+
+def retrieval_arrays(galleries: Mapping[str, Gallery],
+                     matrices: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A retrieval benchmark's ``.npz`` arrays, in their order: per split its score matrix
+    (images × queries), each query's image row, the image ids and paths."""
+    out = {}
+    for split in SPLITS:
+        g = galleries[split]
+        out[split] = matrices[split]
+        out[f"{split}_links"] = g.links
+        out[f"{split}_images"] = np.array(g.image_ids)
+        out[f"{split}_paths"] = np.array([r.path for r in g.refs])
+    return out
+
+
+def write_npz(arrays: Mapping[str, np.ndarray], path: str | Path) -> None:
+    """Save arrays (.npz, written under a temporary name and renamed)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, **arrays)

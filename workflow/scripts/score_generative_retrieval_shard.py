@@ -1,0 +1,28 @@
+"""A generative model's log P(t|i) for one shard of a retrieval benchmark's galleries (test,
+and validation for α*): the shard's whole picture chunks against every query, the model
+loaded once; rule score_generative_retrieval_gather joins the shards."""
+
+from vlcomp.io import read_parquet
+from vlcomp.jobs import job_log
+from vlcomp.models.precision import use_for_this_job
+from vlcomp.models.registry import build_scorer
+from vlcomp.score.pair_jobs import retrieval_galleries
+from vlcomp.score.retrieval_shards import SPLITS, score_retrieval_shard, write_npz
+from vlcomp.torch_threads import set_torch_threads
+
+with job_log(snakemake.log[0]) as log:
+    p, inp = snakemake.params, snakemake.input
+    set_torch_threads(p.threads)
+    use_for_this_job(p.device, p.autocast)
+    galleries = retrieval_galleries(
+        read_parquet(inp.gallery).image_id, read_parquet(inp.queries),
+        read_parquet(inp.test_images), read_parquet(inp.val_images),
+        read_parquet(inp.captions), p.queries, p.gallery_images)
+    scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
+    arrays = score_retrieval_shard(scorer, galleries, snakemake.wildcards.shard,
+                                   batch_size=p.batch_size, image_batch=p.image_batch)
+    write_npz(arrays, snakemake.output[0])
+    log.info("shard %s: chunks %d:%d of %d; %s", snakemake.wildcards.shard,
+             arrays["chunks_start"], arrays["chunks_stop"], arrays["chunks_total"],
+             ", ".join(f"{s} rows {len(arrays[f'{s}_rows'])} of {len(galleries[s].refs)}"
+                       for s in SPLITS))
