@@ -142,7 +142,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             rule = block.split(":")[0].removeprefix("rule ")
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "embed_model", "score_pairs", "score_generative_choice",
-             "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated", "train_detectors", "embed_images",
+             "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated",
+             "train_detectors", "embed_images",
              "class_embeddings", "classification_metrics",  # the probe runs on CUDA
              "llm_prior"]
     for rule in heavy:
