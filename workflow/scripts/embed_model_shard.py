@@ -5,6 +5,7 @@ from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embedding_shards import embed_shard, write_shard
 from vlcomp.torch_threads import set_torch_threads
 
@@ -13,6 +14,7 @@ with job_log(snakemake.log[0]) as log:
     use_for_this_job(snakemake.params.device, snakemake.params.autocast)
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    passes = count_vision_passes(scorer)
     arrays = embed_shard(
         scorer, [read_parquet(s) for s in snakemake.input.imagesets],
         [read_parquet(t) for t in snakemake.input.texts], snakemake.wildcards.shard,
@@ -23,3 +25,4 @@ with job_log(snakemake.log[0]) as log:
     for kind in ("images", "texts"):
         log.info("shard %s: %s %d:%d of %d", snakemake.wildcards.shard, kind,
                  arrays[f"{kind}_start"], arrays[f"{kind}_stop"], arrays[f"{kind}_total"])
+    log.info(passes.summary())

@@ -6,6 +6,7 @@ from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
+from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.pair_jobs import retrieval_galleries
 from vlcomp.score.retrieval_shards import SPLITS, score_retrieval_shard, write_npz
 from vlcomp.torch_threads import set_torch_threads
@@ -19,6 +20,7 @@ with job_log(snakemake.log[0]) as log:
         read_parquet(inp.test_images), read_parquet(inp.val_images),
         read_parquet(inp.captions), p.queries, p.gallery_images)
     scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
+    passes = count_vision_passes(scorer)
     arrays = score_retrieval_shard(scorer, galleries, snakemake.wildcards.shard,
                                    batch_size=p.batch_size, image_batch=p.image_batch)
     write_npz(arrays, snakemake.output[0])
@@ -26,3 +28,4 @@ with job_log(snakemake.log[0]) as log:
              arrays["chunks_start"], arrays["chunks_stop"], arrays["chunks_total"],
              ", ".join(f"{s} rows {len(arrays[f'{s}_rows'])} of {len(galleries[s].refs)}"
                        for s in SPLITS))
+    log.info(passes.summary())
