@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,20 @@ import yaml
 from .workflow_runs import snakemake
 
 pytestmark = pytest.mark.slow
+
+
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """torch on ``n`` threads, as the run's jobs (``compute.threads``): float reductions
+    split over another number of threads may differ in their last bits."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monkeypatch):
@@ -45,7 +61,8 @@ def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monk
     tables = [read_parquet(work / "results" / "imagesets" / f"{name}.parquet")
               for name in sets]
     batch = config["embed"]["batch_size"]
-    arrays, _ = embed_image_sets(scorer, tables, batch_size=batch)
+    with torch_threads(config["compute"]["threads"]):
+        arrays, _ = embed_image_sets(scorer, tables, batch_size=batch)
     texts = sorted((folder / "texts").glob("*.npy"))
     assert images and texts
     out = Path(work / "unsharded")
@@ -54,9 +71,10 @@ def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monk
                         out / f"{path.stem}.ids.json")
         assert (out / path.name).read_bytes() == path.read_bytes(), path.name
     sources = [text_source(work / "results" / "benchmarks", p.stem) for p in texts]
-    embed_text_sets(scorer, [read_parquet(s) for s in sources], [out / p.name for p in texts],
-                    [out / f"{p.stem}.ids.json" for p in texts],
-                    batch_size=config["embed"].get("text_batch_size", 32))
+    with torch_threads(config["compute"]["threads"]):
+        embed_text_sets(scorer, [read_parquet(s) for s in sources],
+                        [out / p.name for p in texts], [out / f"{p.stem}.ids.json" for p in texts],
+                        batch_size=config["embed"].get("text_batch_size", 32))
     for path in texts:
         assert (out / path.name).read_bytes() == path.read_bytes(), path.name
         assert ((out / f"{path.stem}.ids.json").read_bytes()
@@ -91,9 +109,10 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
         read_parquet(results / "data" / "coco" / "captions.parquet"), spec["queries"],
         config["visualgptscore"].get("retrieval", {}).get("images"))
     scorer = build_scorer("blip_lm", expand_models(config)["blip_lm"], "cpu")
-    whole = score_retrieval_shard(scorer, galleries, "0-of-1",
-                                  batch_size=config["embed"]["pair_batch_size"],
-                                  image_batch=config["embed"]["batch_size"])
+    with torch_threads(config["compute"]["threads"]):
+        whole = score_retrieval_shard(scorer, galleries, "0-of-1",
+                                      batch_size=config["embed"]["pair_batch_size"],
+                                      image_batch=config["embed"]["batch_size"])
     write_npz(retrieval_arrays(galleries, {s: whole[s] for s in ("test", "val")}),
               work / "one_shard.npz")
     joined = results / "scores" / "blip_lm" / "coco_retrieval.npz"
