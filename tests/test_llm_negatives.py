@@ -213,6 +213,14 @@ def test_llm_negatives_with_canned_generator():
     other = CannedGenerator(responses)
     llm_negatives(captions, other, seed=4, progress=False)
     assert other.calls != gen.calls
+    # in shards of whole chunks, each with its own seed: joined, the one table and calls
+    parts, calls = [], []
+    for name in ("0-of-3", "1-of-3", "2-of-3"):
+        sharded = CannedGenerator(responses)
+        parts.append(llm_negatives(captions, sharded, seed=3, progress=False, shard=name))
+        calls += sharded.calls
+    pd.testing.assert_frame_equal(pd.concat(parts, ignore_index=True), out)
+    assert calls == gen.calls
 
 
 def test_llm_negatives_subsets_and_validation():

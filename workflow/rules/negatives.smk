@@ -55,6 +55,14 @@ else:
 
 SUGARCREPE_NEGATIVES = config.get("hard_negatives", {}).get("sugarcrepe", {})
 SUGARCREPE_ROUTE = SUGARCREPE_NEGATIVES.get("route", "world")
+# TROHN-Text's LLM negatives of a caption dataset in shards (config shards;
+# vlcomp.plan.estimates): BiVLC's 4.1M generations are ~112 A100-hours
+LLM_NEGATIVE_JOBS = (
+    {d: stage_job(config, "llm_negatives", d) for d in DATASETS}
+    if SUGARCREPE_NEGATIVES and SUGARCREPE_ROUTE == "llm"
+    else {}
+)
+SHARDED_LLM_DATASETS = [d for d, job in LLM_NEGATIVE_JOBS.items() if job.shards > 1]
 
 
 if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
@@ -101,13 +109,19 @@ if SUGARCREPE_NEGATIVES:
             "logs/negatives/{dataset}_sugarcrepe.log",
         benchmark:
             "benchmarks/sugarcrepe_negatives/{dataset}.tsv"
+        wildcard_constraints:
+            dataset=union(d for d in DATASETS if d not in SHARDED_LLM_DATASETS),
         conda:
             "../../envs/torch.yaml"
         threads: 1
         resources:
             gpu=GPUS if SUGARCREPE_ROUTE == "llm" else 0,
-            mem_mb=32000 if SUGARCREPE_ROUTE == "llm" else 4000,
-            runtime=1440 if SUGARCREPE_ROUTE == "llm" else 30,
+            mem_mb=lambda wc: (
+                LLM_NEGATIVE_JOBS[wc.dataset].mem_mb if LLM_NEGATIVE_JOBS else 4000
+            ),
+            runtime=lambda wc: (
+                LLM_NEGATIVE_JOBS[wc.dataset].runtime if LLM_NEGATIVE_JOBS else 30
+            ),
         params:
             options=SUGARCREPE_NEGATIVES,
             world=WORLD,
@@ -117,6 +131,60 @@ if SUGARCREPE_NEGATIVES:
                 if SUGARCREPE_ROUTE == "llm"
                 else "../scripts/sugarcrepe_negatives_world.py"
             )
+
+
+if SHARDED_LLM_DATASETS:
+
+    # the LLM's negatives of one shard's block of whole prompt chunks (each chunk keeps its
+    # seed), joined in order by the gather
+    rule sugarcrepe_negatives_shard:
+        input:
+            captions="results/data/{dataset}/captions.parquet",
+        output:
+            "results/negatives/{dataset}/shards/sugarcrepe/{shard}.parquet",
+        log:
+            "logs/negatives/{dataset}_sugarcrepe/{shard}.log",
+        benchmark:
+            "benchmarks/sugarcrepe_negatives_shard/{dataset}/{shard}.tsv"
+        wildcard_constraints:
+            dataset=union(SHARDED_LLM_DATASETS),
+            shard=SHARD_PATTERN,
+        conda:
+            "../../envs/torch.yaml"
+        threads: 1
+        resources:
+            gpu=GPUS,
+            mem_mb=lambda wc: LLM_NEGATIVE_JOBS[wc.dataset].mem_mb,
+            runtime=lambda wc: LLM_NEGATIVE_JOBS[wc.dataset].runtime,
+        params:
+            options=SUGARCREPE_NEGATIVES,
+            world=WORLD,
+        script:
+            "../scripts/sugarcrepe_negatives_llm.py"
+
+    rule sugarcrepe_negatives_gather:
+        input:
+            lambda wc: expand(
+                "results/negatives/{dataset}/shards/sugarcrepe/{shard}.parquet",
+                dataset=wc.dataset,
+                shard=shard_names(LLM_NEGATIVE_JOBS[wc.dataset].shards),
+            ),
+        output:
+            "results/negatives/{dataset}/sugarcrepe.parquet",
+        log:
+            "logs/negatives/{dataset}_sugarcrepe.log",
+        benchmark:
+            "benchmarks/sugarcrepe_negatives_gather/{dataset}.tsv"
+        wildcard_constraints:
+            dataset=union(SHARDED_LLM_DATASETS),
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=8000,
+            runtime=30,
+        script:
+            "../scripts/join_tables.py"
 
 
 rule nearest_neighbours:

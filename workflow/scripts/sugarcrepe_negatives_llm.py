@@ -1,4 +1,5 @@
-"""SugarCrepe-style hard negative captions written by an LLM (TROHN-Text route)."""
+"""SugarCrepe-style hard negative captions written by an LLM (TROHN-Text route), all of them
+or one shard's block of whole prompt chunks."""
 
 
 from vlcomp.io import read_parquet, write_parquet
@@ -13,8 +14,9 @@ with job_log(snakemake.log[0]) as log:
     generator = HFTextGenerator(**llm)
     log.info("%d captions, model %s on %s (%s)", len(captions), llm["model"],
              generator.device, llm.get("dtype", "float32"))
+    shard = getattr(snakemake.wildcards, "shard", None)  # rule sugarcrepe_negatives_shard
     negatives = llm_negatives(captions[["caption_id", "image_id", "text"]], generator,
-                              seed=opts.get("seed", 0))
+                              seed=opts.get("seed", 0), shard=shard)
     write_parquet(negatives, snakemake.output[0])
     counts = negatives.subset.value_counts()
     for subset in SUBSETS:

@@ -55,6 +55,12 @@ COSTS.update({
     ("retrieval_pair", "large"): Cost(0.0007, "gpu", BLIP_DECODER),
 })
 
+COSTS.update({
+    # llm_negatives: one SugarCrepe-template generation (TROHN-Text's openchat-3.5, bf16)
+    ("llm_generation", "llm"): Cost(0.097, "gpu", "BiVLC App. E: 591,753 generations per "
+                                    "subtype in ~16 h on one A100 (~37,000 an hour)"),
+})
+
 # model families and architectures whose towers cost about a ViT-L/14's
 LARGE_MARKERS = ("L-14", "L14", "large", "flava", "blip2", "vit-g", "xvlm", "AltCLIP")
 

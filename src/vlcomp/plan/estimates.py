@@ -14,7 +14,12 @@ from typing import Any
 from vlcomp.config import expand_models
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
-from vlcomp.plan.sizes import embedding_items, generation_prompts, retrieval_pairs
+from vlcomp.plan.sizes import (
+    dataset_captions,
+    embedding_items,
+    generation_prompts,
+    retrieval_pairs,
+)
 
 # rules whose jobs a stage estimates: rule -> (stage, the wildcard naming the job)
 STAGE_RULES = {
@@ -26,6 +31,8 @@ STAGE_RULES = {
     "generate_candidates_gather": ("generate", "genset"),
     "score_generative_retrieval_shard": ("retrieval", "model"),
     "score_generative_retrieval_gather": ("retrieval", "model"),
+    "sugarcrepe_negatives_shard": ("llm_negatives", "dataset"),
+    "sugarcrepe_negatives_gather": ("llm_negatives", "dataset"),
 }
 
 # what a request adds to the estimate: model loading and start-up, and a safety factor
@@ -35,7 +42,8 @@ SAFETY = 1.5
 MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "large"): 32000,
              ("generate", "world"): 4000, ("generate", "diffusers"): 40000,
              ("retrieval", "world"): 4000, ("retrieval", "base"): 16000,
-             ("retrieval", "large"): 16000}
+             ("retrieval", "large"): 16000, ("llm_negatives", "llm"): 32000}
+SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 
 
 @dataclass(frozen=True)
@@ -65,12 +73,15 @@ class StageJob:
 def stage_job(config: dict[str, Any], stage: str, name: str,
               entry: dict[str, Any] | None = None, benchmark: str | None = None) -> StageJob:
     """The job of ``stage`` for ``name``: ``embed``, a model's embedding job (its expanded
-    entry may be given); ``generate``, a generated set's candidate images; ``retrieval``, a
+    entry may be given); ``generate``, a generated set's candidate images; ``llm_negatives``,
+    a caption dataset's SugarCrepe-style negatives by an LLM (TROHN-Text); ``retrieval``, a
     generative model's log P(t|i) over a retrieval ``benchmark``'s galleries."""
     if stage == "embed":
         return _embed_job(config, name, entry)
     if stage == "generate":
         return _generate_job(config, name)
+    if stage == "llm_negatives":
+        return _llm_negatives_job(config, name)
     if stage == "retrieval":
         if benchmark is None:
             raise ValueError("stage 'retrieval' needs the benchmark")
@@ -110,3 +121,12 @@ def _retrieval_job(config: dict[str, Any], model: str, benchmark: str,
     each = cost("retrieval_pair", scale)
     return _job(config, "retrieval", model, pairs, pairs * each.seconds / 3600, each.device,
                 scale)
+
+
+def _llm_negatives_job(config: dict[str, Any], dataset: str) -> StageJob:
+    options = config.get("hard_negatives", {}).get("sugarcrepe", {})
+    prompts = SUGARCREPE_TEMPLATES * dataset_captions(config, dataset,
+                                                      options.get("split", "train"))
+    each = cost("llm_generation", "llm")
+    return _job(config, "llm_negatives", dataset, prompts, prompts * each.seconds / 3600,
+                each.device, "llm")

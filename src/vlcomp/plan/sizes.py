@@ -107,3 +107,20 @@ def retrieval_pairs(config: dict[str, Any], benchmark: str) -> int:
     images = min(size.images, cap) if cap else size.images
     texts_per_image = size.texts / max(size.images, 1)
     return round(2 * images * images * texts_per_image)
+
+
+# captions of the released caption datasets' splits (by collection)
+RELEASED_CAPTIONS = {
+    "coco2017": {"train": 591_753, "val": 25_014},  # BiVLC App. E; captions_val2017.json
+    "coco": {"train": 566_747, "val": 25_010, "test": 25_010},  # Karpathy's splits
+    "flickr30k": {"train": 145_000, "val": 5_070, "test": 5_000},
+}
+
+
+def dataset_captions(config: dict[str, Any], dataset: str, split: str) -> int:
+    """Captions of one split of a caption dataset, expected (the world's: 5 an image)."""
+    if dataset == "world" or "world" in config:
+        world = config.get("world", {})
+        return int(world.get("captions_per_image", 5)) * int(world["splits"][split])
+    collection = config.get("datasets", {}).get(dataset, {}).get("collection", dataset)
+    return RELEASED_CAPTIONS.get(collection, {}).get(split, 0)

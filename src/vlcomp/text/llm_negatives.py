@@ -30,6 +30,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from vlcomp.seeding import stable_rng
+from vlcomp.shards import shard_block
 from vlcomp.world.edits import SUBSETS
 
 USER = "GPT4 Correct User: "
@@ -312,14 +313,16 @@ def _chunk_seed(seed: int, chunk: int) -> int:
 
 def llm_negatives(captions: pd.DataFrame, generator: Generator,
                   subsets: Sequence[str] = SUBSETS, seed: int = 0, progress: bool = True,
-                  chunk_size: int | None = None) -> pd.DataFrame:
+                  chunk_size: int | None = None, shard: str | None = None) -> pd.DataFrame:
     """Long table of kept LLM negatives: ``caption_id, image_id, text, subset, negative``.
 
     ``captions`` has columns ``caption_id, image_id, text``. Prompts are made for every caption
     (sorted by ``caption_id``) and subset (in ``subsets`` order) and sent to ``generator`` in
     chunks (default: its ``batch_size``, else 8), chunk ``k`` with a seed derived from
     ``(seed, k)``. Responses that fail :func:`parse_response` or :func:`clean_negative` are
-    dropped.
+    dropped. With ``shard`` (``{index}-of-{count}``), only that shard's block of whole chunks
+    is generated, each with its own seed: the shards' tables, joined in order, are the
+    unsharded table.
     """
     missing = {"caption_id", "image_id", "text"} - set(captions.columns)
     if missing:
@@ -333,10 +336,13 @@ def llm_negatives(captions: pd.DataFrame, generator: Generator,
                                       strict=True)
             for subset in subsets]
     size = chunk_size or int(getattr(generator, "batch_size", 8))
+    starts = list(enumerate(range(0, len(rows), size)))
+    if shard is not None:
+        starts = starts[shard_block(len(starts), shard)]
     kept = []
-    with tqdm(total=len(rows), desc="llm negatives", file=sys.stderr,
-              disable=not progress) as bar:
-        for k, start in enumerate(range(0, len(rows), size)):
+    with tqdm(total=sum(len(rows[s:s + size]) for _, s in starts), desc="llm negatives",
+              file=sys.stderr, disable=not progress) as bar:
+        for k, start in starts:
             chunk = rows[start:start + size]
             responses = generator([build_prompt(r[3], r[2]) for r in chunk], _chunk_seed(seed, k))
             if len(responses) != len(chunk):
