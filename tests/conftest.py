@@ -76,8 +76,11 @@ class SessionRuns:
         from .workflow_runs import TINY, snakemake_command, start
 
         work = self.factory.mktemp("tiny")
-        return work, start(snakemake_command("--cores", "2", "--configfile", str(TINY),
-                                             cwd=work), work, timeout=1800)
+        # --retries 1 as the shipped profiles: a light job once died of SIGABRT at
+        # interpreter exit ("terminate called without an active exception") after writing
+        # its outputs, under a loaded machine
+        return work, start(snakemake_command("--cores", "2", "--retries", "1", "--configfile",
+                                             str(TINY), cwd=work), work, timeout=1800)
 
     def _start_cut_run(self):
         from .workflow_runs import snakemake_command, start
@@ -94,8 +97,9 @@ class SessionRuns:
         config = prepare_paper_run(root)
         work = root / "work"
         work.mkdir()
-        return work, config, start(snakemake_command("--cores", "2", "--configfile",
-                                                     str(config), cwd=work), work, timeout=1800)
+        return work, config, start(snakemake_command("--cores", "2", "--retries", "1",
+                                                     "--configfile", str(config), cwd=work),
+                                   work, timeout=1800)
 
     def _start_slurm_run(self):
         """scripts/slurm/start.sh installs and starts a single-node SLURM (root, Debian);
