@@ -205,6 +205,9 @@ PAIR_ONLY_MODELS = [
     m for m in PAIR_MODELS if m not in EMBEDDING_MODELS and m not in GENERATIVE_MODELS
 ]
 EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
+# a pair scorer's one job (choice benchmarks, a captioner's priors and unsharded galleries):
+# its runtime and memory requests (vlcomp.plan.estimates)
+PAIR_JOBS = {m: stage_job(config, "pairs", m, MODEL_ENTRIES[m]) for m in PAIR_MODELS}
 BENCHMARKS = configured_benchmarks(config)
 BENCHMARK_SPECS = {b: config["benchmarks"].get(b, {}) for b in BENCHMARKS}
 # Heavy jobs in shards (config shards; vlcomp.plan.estimates): a model's embed_model job

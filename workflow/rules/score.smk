@@ -229,8 +229,8 @@ rule score_pairs:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=480,
+        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
+        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -272,8 +272,8 @@ rule score_pairs_only:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=480,
+        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
+        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,

@@ -51,8 +51,8 @@ rule score_generative:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=720,  # a full COCO gallery is 5k x 25k forward passes of the text decoder
+        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
+        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,

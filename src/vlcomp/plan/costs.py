@@ -61,20 +61,38 @@ COSTS.update({
                                     "subtype in ~16 h on one A100 (~37,000 an hour)"),
 })
 
+COSTS.update({
+    # pairs: one (image, text) pair of a choice benchmark through a pair scorer (ITM or
+    # log P(t|i)), the picture's vision pass shared; xl: an LLM decoder (BLIP-2 FLAN-T5-XL)
+    ("pair", "world"): Cost(0.00015, "cpu", MEASURED + " (24,283 pairs, 3.6 s)"),
+    ("pair", "base"): Cost(0.0005, "gpu", BLIP_DECODER),
+    ("pair", "large"): Cost(0.0007, "gpu", BLIP_DECODER),
+    ("pair", "xl"): Cost(0.01, "gpu", "estimate: FLAN-T5-XL (3B) over ~20 target tokens, "
+                         "~120 GFLOP a pair, at ~12 TFLOP/s effective on an A100"),
+})
+
 # model families and architectures whose towers cost about a ViT-L/14's
 LARGE_MARKERS = ("L-14", "L14", "large", "flava", "blip2", "vit-g", "xvlm", "AltCLIP")
 
 
+XL_MARKERS = ("flan-t5-xl", "opt-2.7b")  # an LLM behind the vision tower
+
+
 def model_scale(entry: dict[str, Any], world: bool) -> str:
-    """``world`` (the world's small models), ``large`` (ViT-L-class towers) or ``base``."""
+    """``world`` (the world's small models), ``xl`` (an LLM decoder), ``large`` (ViT-L-class
+    towers) or ``base``."""
     if world:
         return "world"
-    described = " ".join(str(entry.get(k, "")) for k in ("family", "arch", "model"))
-    return "large" if any(m.lower() in described.lower() for m in LARGE_MARKERS) else "base"
+    described = " ".join(str(entry.get(k, "")) for k in ("family", "arch", "model")).lower()
+    if any(m in described for m in XL_MARKERS):
+        return "xl"
+    return "large" if any(m.lower() in described for m in LARGE_MARKERS) else "base"
 
 
 def cost(kind: str, scale: str) -> Cost:
     """The per-item cost of a stage's item kind at a model scale; a KeyError names both."""
+    if scale == "xl" and (kind, scale) not in COSTS:
+        scale = "large"  # an LLM's vision tower and text encoder are ViT-L-class
     try:
         return COSTS[(kind, scale)]
     except KeyError:

@@ -15,6 +15,8 @@ from vlcomp.config import expand_models
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
 from vlcomp.plan.sizes import (
+    benchmark_size,
+    choice_pairs,
     dataset_captions,
     embedding_items,
     generation_prompts,
@@ -32,6 +34,10 @@ STAGE_RULES = {
     "score_generative_retrieval_shard": ("retrieval", "model"),
     "score_generative_retrieval_gather": ("retrieval", "model"),
     "sugarcrepe_negatives_shard": ("llm_negatives", "dataset"),
+    "score_pairs": ("pairs", "model"),
+    "score_pairs_only": ("pairs", "model"),
+    "score_generative": ("pairs", "model"),
+    "score_generative_choice": ("pairs", "model"),
     "sugarcrepe_negatives_gather": ("llm_negatives", "dataset"),
 }
 
@@ -42,7 +48,12 @@ SAFETY = 1.5
 MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "large"): 32000,
              ("generate", "world"): 4000, ("generate", "diffusers"): 40000,
              ("retrieval", "world"): 4000, ("retrieval", "base"): 16000,
-             ("retrieval", "large"): 16000, ("llm_negatives", "llm"): 32000}
+             ("retrieval", "large"): 16000, ("retrieval", "xl"): 32000,
+             ("llm_negatives", "llm"): 32000,
+             ("pairs", "world"): 4000, ("pairs", "base"): 16000, ("pairs", "large"): 16000,
+             ("pairs", "xl"): 32000}
+# unsharded stages: one job whatever its hours (their requests still follow the estimate)
+WHOLE_STAGES = ("pairs",)
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 
 
@@ -74,7 +85,9 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
               entry: dict[str, Any] | None = None, benchmark: str | None = None) -> StageJob:
     """The job of ``stage`` for ``name``: ``embed``, a model's embedding job (its expanded
     entry may be given); ``generate``, a generated set's candidate images; ``llm_negatives``,
-    a caption dataset's SugarCrepe-style negatives by an LLM (TROHN-Text); ``retrieval``, a
+    a caption dataset's SugarCrepe-style negatives by an LLM (TROHN-Text); ``pairs``, a pair
+    scorer's job over the choice benchmarks (with a captioner's priors, and its retrieval
+    galleries unless they are sharded); ``retrieval``, a
     generative model's log P(t|i) over a retrieval ``benchmark``'s galleries."""
     if stage == "embed":
         return _embed_job(config, name, entry)
@@ -82,6 +95,8 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         return _generate_job(config, name)
     if stage == "llm_negatives":
         return _llm_negatives_job(config, name)
+    if stage == "pairs":
+        return _pairs_job(config, name, entry)
     if stage == "retrieval":
         if benchmark is None:
             raise ValueError("stage 'retrieval' needs the benchmark")
@@ -91,8 +106,8 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
 
 def _job(config: dict[str, Any], stage: str, name: str, items: int, hours: float,
          device: str, scale: str) -> StageJob:
-    return StageJob(stage, name, items, device, hours, stage_shards(config, stage, name, hours),
-                    MEMORY_MB[(stage, scale)])
+    shards = 1 if stage in WHOLE_STAGES else stage_shards(config, stage, name, hours)
+    return StageJob(stage, name, items, device, hours, shards, MEMORY_MB[(stage, scale)])
 
 
 def _embed_job(config: dict[str, Any], name: str, entry: dict[str, Any] | None) -> StageJob:
@@ -130,3 +145,32 @@ def _llm_negatives_job(config: dict[str, Any], dataset: str) -> StageJob:
     each = cost("llm_generation", "llm")
     return _job(config, "llm_negatives", dataset, prompts, prompts * each.seconds / 3600,
                 each.device, "llm")
+
+
+NULL_IMAGES = 10  # VisualGPTScore's Monte Carlo null images a text (visualgptscore.null_images)
+
+
+def _pairs_job(config: dict[str, Any], model: str, entry: dict[str, Any] | None) -> StageJob:
+    from vlcomp.config import has_embeddings, is_captioner
+    from vlcomp.report.labels import benchmark_kind, configured_benchmarks
+
+    entry = entry if entry is not None else expand_models(config)[model]
+    scale = model_scale(entry, world="world" in config)
+    kinds = {b: benchmark_kind(b) for b in configured_benchmarks(config)}
+    choice = [b for b, k in kinds.items() if k not in ("retrieval", "robustness")]
+    scored = [b for b in choice if b in entry.get("pair_benchmarks", choice)]
+    pairs = choice_pairs(config, scored)
+    if is_captioner(entry):  # log P(t|null) of every text, and the retrieval galleries
+        null = int(config.get("visualgptscore", {}).get("null_images", {}).get("n",
+                                                                                NULL_IMAGES))
+        pairs += null * sum(benchmark_size(config, b).texts for b in choice)
+        galleries = [b for b, k in kinds.items() if k == "retrieval"
+                     ] if entry.get("retrieval", True) else []
+        if not any(stage_job(config, "retrieval", model, entry, b).shards > 1
+                   for b in galleries):
+            pairs += sum(retrieval_pairs(config, b) for b in galleries)
+    each = cost("pair", scale)
+    hours = pairs * each.seconds / 3600
+    if has_embeddings(entry) and not is_captioner(entry):  # an ITM model also embeds
+        hours += _embed_job(config, model, entry).hours
+    return _job(config, "pairs", model, pairs, hours, each.device, scale)

@@ -8,6 +8,7 @@ sizes of their releases (each with its source); the world's scale with its test 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,3 +125,25 @@ def dataset_captions(config: dict[str, Any], dataset: str, split: str) -> int:
         return int(world.get("captions_per_image", 5)) * int(world["splits"][split])
     collection = config.get("datasets", {}).get(dataset, {}).get("collection", dataset)
     return RELEASED_CAPTIONS.get(collection, {}).get(split, 0)
+
+
+# (image, text) pairs a pair scorer scores on each released choice benchmark: an item's
+# options against its image(s) (Order: 5 options a caption for each of 5 seeds; BISON's
+# altered queries: up to 5 alterations of each of 45,218 captions against 2 images)
+RELEASED_CHOICE_PAIRS = {
+    "vg_relation": 47_874, "vg_attribution": 57_496, "coco_order": 625_250,
+    "flickr30k_order": 125_000, "sugarcrepe": 15_022, "bivlc": 11_732, "winoground": 1_600,
+    "winoground_no_tag": 0, "eqben": 100_000, "crepe_atom": 100_362, "crepe_negate": 98_016,
+    "crepe_swap": 39_912, "vl_checklist": 160_000, "bison": 108_506, "bison_altered": 452_180,
+}
+# the world's choice pairs per test image (tiny run: 24,283 pairs over 9 sets, 80 test images)
+WORLD_PAIRS_PER_TEST_IMAGE = 300
+
+
+def choice_pairs(config: dict[str, Any], benchmarks: Sequence[str]) -> int:
+    """(image, text) pairs of these choice benchmarks, expected."""
+    if "world" in config:
+        share = len(benchmarks) / 9
+        return round(WORLD_PAIRS_PER_TEST_IMAGE * int(config["world"]["splits"]["test"])
+                     * share)
+    return sum(RELEASED_CHOICE_PAIRS.get(b, 0) for b in benchmarks)
