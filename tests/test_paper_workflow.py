@@ -359,5 +359,9 @@ def test_evaluate_only_plan_lists_no_training_or_generation():
             "table_bivlc",
             "table_visualgptscore", "table_bison", "table_robustness",
             "table_vs_published"} <= rules
-    assert re.fullmatch(r"longest job: [\d.]+ h; total: [\d.]+ GPU-h, [\d.]+ CPU-h",
-                        done.stdout.splitlines()[-1])
+    last = done.stdout.splitlines()[-1]
+    assert re.fullmatch(r"longest job: [\d.]+ h; total: [\d.]+ GPU-h, [\d.]+ CPU-h", last)
+    # the plan the docs quote is today's
+    assert f"`{last}`" in (REPO / "docs" / "cluster.md").read_text()
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert f"`{last}`" in readme
