@@ -98,7 +98,7 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
     logs = sorted((work / "logs" / "score_pairs" / "blip_lm" / "coco_retrieval").glob("*.log"))
     assert [p.stem for p in logs] == ["0-of-3", "1-of-3", "2-of-3"]
     chunks = [re.search(r"chunks (\d+):(\d+) of (\d+)", p.read_text()).groups() for p in logs]
-    assert all(int(stop) > int(start) for start, stop, _ in chunks), chunks  # none idle
+    assert sum(int(stop) > int(start) for start, stop, _ in chunks) >= 2, chunks  # really split
     spec = config["benchmarks"]["coco_retrieval"]
     results = work / "results"
     galleries = retrieval_galleries(
