@@ -90,7 +90,8 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
     from vlcomp.io import read_parquet
     from vlcomp.models.registry import build_scorer
     from vlcomp.score.pair_jobs import retrieval_galleries
-    from vlcomp.score.retrieval_shards import retrieval_arrays, score_retrieval_shard, write_npz
+    from vlcomp.score.retrieval_files import retrieval_arrays, write_npz
+    from vlcomp.score.retrieval_shards import score_retrieval_shard
 
     work, config_file = real_run
     monkeypatch.chdir(work)

@@ -159,12 +159,8 @@ class BatchLogLikelihood:
 def test_sharded_retrieval_galleries_join_to_one_shards_matrices(tmp_path):
     from vlcomp.score.pair_jobs import Gallery
     from vlcomp.score.pairs import ImageRef
-    from vlcomp.score.retrieval_shards import (
-        join_retrieval_shards,
-        retrieval_arrays,
-        score_retrieval_shard,
-        write_npz,
-    )
+    from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays, write_npz
+    from vlcomp.score.retrieval_shards import score_retrieval_shard
 
     rng = np.random.default_rng(1)
     galleries = {}

@@ -118,7 +118,7 @@ if GENERATION:
             threads=config["compute"]["threads"],
             device=config["compute"]["device"],
         script:
-            "../scripts/generate_candidates_shard.py"
+            "../scripts/generate_candidates.py"
 
     rule generate_candidates_gather:
         input:

@@ -199,7 +199,7 @@ rule score_generative_retrieval_gather:
         model=union(SHARDED_RETRIEVAL_MODELS),
         benchmark=union(RETRIEVAL_BENCHMARKS),
     conda:
-        "../../envs/core.yaml"
+        "../../envs/torch.yaml"  # retrieval_galleries comes with the pair-scoring modules
     threads: 1
     resources:
         mem_mb=8000,

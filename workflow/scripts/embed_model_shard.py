@@ -3,23 +3,18 @@ loaded once for the whole block); rule embed_model_gather joins the shards."""
 
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
-from vlcomp.models.precision import use_for_this_job
-from vlcomp.models.registry import build_scorer
+from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embedding_shards import embed_shard, write_shard
-from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
-    set_torch_threads(snakemake.params.threads)
-    use_for_this_job(snakemake.params.device, snakemake.params.autocast)
-    scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
-                          snakemake.params.device)
+    p = snakemake.params
+    scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
     arrays = embed_shard(
         scorer, [read_parquet(s) for s in snakemake.input.imagesets],
         [read_parquet(t) for t in snakemake.input.texts], snakemake.wildcards.shard,
-        batch_size=snakemake.params.batch_size,
-        text_batch_size=snakemake.params.text_batch_size, workers=snakemake.params.workers,
+        batch_size=p.batch_size, text_batch_size=p.text_batch_size, workers=p.workers,
     )
     write_shard(arrays, snakemake.output[0])
     for kind in ("images", "texts"):

@@ -4,7 +4,7 @@ unsharded job (score_pair_model.py) writes it."""
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.score.pair_jobs import retrieval_galleries
-from vlcomp.score.retrieval_shards import join_retrieval_shards, retrieval_arrays, write_npz
+from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays, write_npz
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input

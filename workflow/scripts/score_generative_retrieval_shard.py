@@ -4,22 +4,19 @@ loaded once; rule score_generative_retrieval_gather joins the shards."""
 
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
-from vlcomp.models.precision import use_for_this_job
-from vlcomp.models.registry import build_scorer
+from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.pair_jobs import retrieval_galleries
-from vlcomp.score.retrieval_shards import SPLITS, score_retrieval_shard, write_npz
-from vlcomp.torch_threads import set_torch_threads
+from vlcomp.score.retrieval_files import SPLITS, write_npz
+from vlcomp.score.retrieval_shards import score_retrieval_shard
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
-    set_torch_threads(p.threads)
-    use_for_this_job(p.device, p.autocast)
     galleries = retrieval_galleries(
         read_parquet(inp.gallery).image_id, read_parquet(inp.queries),
         read_parquet(inp.test_images), read_parquet(inp.val_images),
         read_parquet(inp.captions), p.queries, p.gallery_images)
-    scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
+    scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
     arrays = score_retrieval_shard(scorer, galleries, snakemake.wildcards.shard,
                                    batch_size=p.batch_size, image_batch=p.image_batch)

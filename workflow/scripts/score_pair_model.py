@@ -35,7 +35,7 @@ from vlcomp.score.pair_jobs import (
 )
 from vlcomp.score.pair_plan import PairPlan, score_plan
 from vlcomp.score.pairs import image_index, table_refs
-from vlcomp.score.retrieval_shards import SPLITS, retrieval_arrays, write_npz
+from vlcomp.score.retrieval_files import SPLITS, retrieval_arrays, write_npz
 from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
 from vlcomp.torch_threads import set_torch_threads
 

@@ -28,3 +28,14 @@ def use_for_this_job(device: str, mode: str = "none") -> None:
     """Enter `autocast` for the rest of this process (a job script runs one job, then exits;
     autocast state is per thread, and the scoring runs on this one)."""
     autocast(device, mode).__enter__()
+
+
+def job_scorer(model: str, entry: dict, device: str, threads: int, mode: str = "none"):
+    """A model job's scorer: torch on the job's ``threads``, autocast ``mode`` for the rest of
+    the job (`use_for_this_job`), the model built from its registry entry."""
+    from vlcomp.models.registry import build_scorer
+    from vlcomp.torch_threads import set_torch_threads
+
+    set_torch_threads(threads)
+    use_for_this_job(device, mode)
+    return build_scorer(model, entry, device)

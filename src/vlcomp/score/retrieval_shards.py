@@ -5,24 +5,21 @@ on COCO's test gallery is 5,000 × 25,010 text passes).
 The galleries' pictures are grouped into the chunks `score_plan` scores together
 (`picture_chunks`); each shard takes a block of whole chunks, and its texts keep the indices
 of the whole plan, so every picture sees the same batches in any sharding: the gather's
-matrices do not depend on the shard count. `retrieval_arrays` is the one layout of a
-benchmark's ``.npz``, for the unsharded job and the gather alike.
+matrices (`vlcomp.score.retrieval_files`) do not depend on the shard count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from vlcomp.io import atomic_path
 from vlcomp.score.pair_jobs import Gallery
 from vlcomp.score.pair_plan import PairPlan, picture_chunks, score_plan
+from vlcomp.score.retrieval_files import SPLITS
 from vlcomp.shards import shard_block
 
-SPLITS = ("test", "val")
 CHUNK_PAIRS = 512  # score_plan's default: pairs scored together
 
 
@@ -72,48 +69,3 @@ def score_retrieval_shard(scorer: Any, galleries: Mapping[str, Gallery], shard: 
         out[split] = (scored.matrix([g.refs[k] for k in rows], g.texts) if rows
                       else np.zeros((0, len(g.texts))))
     return out
-
-
-def join_retrieval_shards(paths: Sequence[str | Path],
-                          galleries: Mapping[str, Gallery]) -> dict[str, np.ndarray]:
-    """Both galleries' full score matrices from their shards; raises naming the shard file
-    when a row comes twice, or never."""
-    full = {s: np.full((len(galleries[s].refs), len(galleries[s].texts)), np.nan)
-            for s in SPLITS}
-    seen = {s: np.zeros(len(galleries[s].refs), dtype=bool) for s in SPLITS}
-    for path in paths:
-        with np.load(path) as shard:
-            for split in SPLITS:
-                rows = shard[f"{split}_rows"]
-                if seen[split][rows].any():
-                    raise ValueError(f"{path}: {split} rows scored by an earlier shard too")
-                if shard[split].shape != (len(rows), len(galleries[split].texts)):
-                    raise ValueError(f"{path}: {split} block {shard[split].shape} for "
-                                     f"{len(rows)} rows")
-                full[split][rows] = shard[split]
-                seen[split][rows] = True
-    for split in SPLITS:
-        if not seen[split].all():
-            raise ValueError(f"{split} gallery rows {np.flatnonzero(~seen[split])[:5]} ... "
-                             f"are in none of {len(paths)} shards")
-    return full
-
-
-def retrieval_arrays(galleries: Mapping[str, Gallery],
-                     matrices: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """A retrieval benchmark's ``.npz`` arrays, in their order: per split its score matrix
-    (images × queries), each query's image row, the image ids and paths."""
-    out = {}
-    for split in SPLITS:
-        g = galleries[split]
-        out[split] = matrices[split]
-        out[f"{split}_links"] = g.links
-        out[f"{split}_images"] = np.array(g.image_ids)
-        out[f"{split}_paths"] = np.array([r.path for r in g.refs])
-    return out
-
-
-def write_npz(arrays: Mapping[str, np.ndarray], path: str | Path) -> None:
-    """Save arrays (.npz, written under a temporary name and renamed)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        np.savez(handle, **arrays)
