@@ -87,9 +87,8 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
     the same scorer over the whole galleries as one shard gives the same file, byte for
     byte."""
     from vlcomp.config import expand_models
-    from vlcomp.io import read_parquet
     from vlcomp.models.registry import build_scorer
-    from vlcomp.score.pair_jobs import retrieval_galleries
+    from vlcomp.score.pair_jobs import read_galleries
     from vlcomp.score.retrieval_files import retrieval_arrays, write_npz
     from vlcomp.score.retrieval_shards import score_retrieval_shard
 
@@ -102,12 +101,11 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
     assert sum(int(stop) > int(start) for start, stop, _ in chunks) >= 2, chunks  # really split
     spec = config["benchmarks"]["coco_retrieval"]
     results = work / "results"
-    galleries = retrieval_galleries(
-        read_parquet(results / "benchmarks" / "coco_retrieval" / "gallery.parquet").image_id,
-        read_parquet(results / "benchmarks" / "coco_retrieval" / "queries.parquet"),
-        read_parquet(results / "imagesets" / "coco_test.parquet"),
-        read_parquet(results / "imagesets" / "coco_val.parquet"),
-        read_parquet(results / "data" / "coco" / "captions.parquet"), spec["queries"],
+    galleries = read_galleries(
+        results / "benchmarks" / "coco_retrieval" / "gallery.parquet",
+        results / "benchmarks" / "coco_retrieval" / "queries.parquet",
+        results / "imagesets" / "coco_test.parquet", results / "imagesets" / "coco_val.parquet",
+        results / "data" / "coco" / "captions.parquet", spec["queries"],
         config["visualgptscore"].get("retrieval", {}).get("images"))
     scorer = build_scorer("blip_lm", expand_models(config)["blip_lm"], "cpu")
     with torch_threads(config["compute"]["threads"]):

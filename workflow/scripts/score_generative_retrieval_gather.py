@@ -1,17 +1,14 @@
 """Join a generative model's retrieval shards into the benchmark's score file, as the
 unsharded job (score_pair_model.py) writes it."""
 
-from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
-from vlcomp.score.pair_jobs import retrieval_galleries
+from vlcomp.score.pair_jobs import read_galleries
 from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays, write_npz
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
-    galleries = retrieval_galleries(
-        read_parquet(inp.gallery).image_id, read_parquet(inp.queries),
-        read_parquet(inp.test_images), read_parquet(inp.val_images),
-        read_parquet(inp.captions), p.queries, p.gallery_images)
+    galleries = read_galleries(inp.gallery, inp.queries, inp.test_images, inp.val_images,
+                               inp.captions, p.queries, p.gallery_images)
     matrices = join_retrieval_shards(inp.shards, galleries)
     write_npz(retrieval_arrays(galleries, matrices), snakemake.output[0])
     log.info("%d shards joined: %s", len(inp.shards),

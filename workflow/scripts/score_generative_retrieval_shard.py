@@ -2,20 +2,17 @@
 and validation for α*): the shard's whole picture chunks against every query, the model
 loaded once; rule score_generative_retrieval_gather joins the shards."""
 
-from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.pair_jobs import retrieval_galleries
+from vlcomp.score.pair_jobs import read_galleries
 from vlcomp.score.retrieval_files import SPLITS, write_npz
 from vlcomp.score.retrieval_shards import score_retrieval_shard
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
-    galleries = retrieval_galleries(
-        read_parquet(inp.gallery).image_id, read_parquet(inp.queries),
-        read_parquet(inp.test_images), read_parquet(inp.val_images),
-        read_parquet(inp.captions), p.queries, p.gallery_images)
+    galleries = read_galleries(inp.gallery, inp.queries, inp.test_images, inp.val_images,
+                               inp.captions, p.queries, p.gallery_images)
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
     arrays = score_retrieval_shard(scorer, galleries, snakemake.wildcards.shard,

@@ -55,6 +55,17 @@ def retrieval_galleries(gallery_ids: Iterable, queries: pd.DataFrame, test_image
             "val": gallery(val_ids, val_queries, val_images, cap)}
 
 
+def read_galleries(gallery: str, queries: str, test_images: str, val_images: str,
+                   captions: str, query_mode: str, cap: int | None) -> dict[str, Gallery]:
+    """`retrieval_galleries` from a retrieval benchmark's files (gallery ids, queries, test
+    and validation image sets, captions)."""
+    from vlcomp.io import read_parquet
+
+    return retrieval_galleries(read_parquet(gallery).image_id, read_parquet(queries),
+                               read_parquet(test_images), read_parquet(val_images),
+                               read_parquet(captions), query_mode, cap)
+
+
 def benchmark_texts(items: pd.DataFrame) -> list[str]:
     """The distinct option texts of choice items, sorted."""
     return sorted({t for texts in items.texts for t in texts})
