@@ -84,6 +84,13 @@ def test_released_sizes_cover_the_paper_benchmarks_and_the_world_scales():
     # BiVLC App. E: 30,048 SDXL images, ~44 A100-hours: shards of at most 6 h
     assert generated.items == 30_048 and generated.hours == pytest.approx(44, rel=0.05)
     assert generated.shards == 8 and generated.shard_hours <= 6
+    probe = stage_job(paper, "embed_images", "openai_clip", imageset="imagenet_train")
+    assert probe.items == 1_281_167 and probe.shards == 1 and probe.hours == pytest.approx(0.71,
+                                                                                          rel=0.01)
+    neighbours = stage_job(paper, "embed_images", "openai_clip", imageset="coco_train")
+    assert neighbours.items == 113_287  # Karpathy's train split with restval
+    assert stage_job(world, "embed_images", "world_clip", imageset="world_train").items == (
+        world["world"]["splits"]["train"])
 
 
 def test_cluster_page_lists_every_per_item_cost():

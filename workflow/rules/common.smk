@@ -815,6 +815,17 @@ def metric_options(benchmark):
     return {}
 
 
+def embed_images_job(wildcards):
+    """A model's embedding job of one image set (vlcomp.plan.estimates): its requests."""
+    return stage_job(
+        config,
+        "embed_images",
+        wildcards.model,
+        MODEL_ENTRIES[wildcards.model],
+        imageset=wildcards.imageset,
+    )
+
+
 def generative_retrieval_inputs(wildcards):
     """One retrieval benchmark's gallery, queries, test and validation images and captions."""
     b, d = wildcards.benchmark, dataset_of(wildcards.benchmark)

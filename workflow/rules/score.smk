@@ -144,8 +144,8 @@ rule embed_images:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=240,
+        mem_mb=lambda wc: embed_images_job(wc).mem_mb,
+        runtime=lambda wc: embed_images_job(wc).runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=config["embed"].get("batch_size", 256),

@@ -47,7 +47,8 @@ def job_cost(config: dict, job: DryJob) -> tuple[float, float, str]:
             return 0, 0.0, "gather"
         kind, key = stage
         estimate = stage_job(config, kind, job.wildcards[key],
-                             benchmark=job.wildcards.get("benchmark"))
+                             benchmark=job.wildcards.get("benchmark"),
+                             imageset=job.wildcards.get("imageset"))
         return estimate.items / estimate.shards, estimate.shard_hours, "estimate"
     return 0, job.runtime_min / 60, "≤ request"
 

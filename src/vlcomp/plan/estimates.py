@@ -20,6 +20,7 @@ from vlcomp.plan.sizes import (
     dataset_captions,
     embedding_items,
     generation_prompts,
+    imageset_images,
     retrieval_pairs,
 )
 
@@ -38,6 +39,7 @@ STAGE_RULES = {
     "score_pairs_only": ("pairs", "model"),
     "score_generative": ("pairs", "model"),
     "score_generative_choice": ("pairs", "model"),
+    "embed_images": ("embed_images", "model"),
     "sugarcrepe_negatives_gather": ("llm_negatives", "dataset"),
 }
 
@@ -51,9 +53,10 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("retrieval", "large"): 16000, ("retrieval", "xl"): 32000,
              ("llm_negatives", "llm"): 32000,
              ("pairs", "world"): 4000, ("pairs", "base"): 16000, ("pairs", "large"): 16000,
-             ("pairs", "xl"): 32000}
+             ("pairs", "xl"): 32000, ("embed_images", "world"): 4000,
+             ("embed_images", "base"): 16000, ("embed_images", "large"): 32000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate)
-WHOLE_STAGES = ("pairs",)
+WHOLE_STAGES = ("pairs", "embed_images")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 
 
@@ -82,12 +85,14 @@ class StageJob:
 
 
 def stage_job(config: dict[str, Any], stage: str, name: str,
-              entry: dict[str, Any] | None = None, benchmark: str | None = None) -> StageJob:
+              entry: dict[str, Any] | None = None, benchmark: str | None = None,
+              imageset: str | None = None) -> StageJob:
     """The job of ``stage`` for ``name``: ``embed``, a model's embedding job (its expanded
     entry may be given); ``generate``, a generated set's candidate images; ``llm_negatives``,
     a caption dataset's SugarCrepe-style negatives by an LLM (TROHN-Text); ``pairs``, a pair
     scorer's job over the choice benchmarks (with a captioner's priors, and its retrieval
-    galleries unless they are sharded); ``retrieval``, a
+    galleries unless they are sharded); ``embed_images``, a model's embeddings of one
+    ``imageset`` embedded on its own; ``retrieval``, a
     generative model's log P(t|i) over a retrieval ``benchmark``'s galleries."""
     if stage == "embed":
         return _embed_job(config, name, entry)
@@ -97,6 +102,10 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         return _llm_negatives_job(config, name)
     if stage == "pairs":
         return _pairs_job(config, name, entry)
+    if stage == "embed_images":
+        if imageset is None:
+            raise ValueError("stage 'embed_images' needs the image set")
+        return _embed_images_job(config, name, imageset, entry)
     if stage == "retrieval":
         if benchmark is None:
             raise ValueError("stage 'retrieval' needs the benchmark")
@@ -174,3 +183,13 @@ def _pairs_job(config: dict[str, Any], model: str, entry: dict[str, Any] | None)
     if has_embeddings(entry) and not is_captioner(entry):  # an ITM model also embeds
         hours += _embed_job(config, model, entry).hours
     return _job(config, "pairs", model, pairs, hours, each.device, scale)
+
+
+def _embed_images_job(config: dict[str, Any], model: str, imageset: str,
+                      entry: dict[str, Any] | None) -> StageJob:
+    entry = entry if entry is not None else expand_models(config)[model]
+    scale = model_scale(entry, world="world" in config)
+    images = imageset_images(config, imageset)
+    each = cost("embed_image", scale)
+    return _job(config, "embed_images", model, images, images * each.seconds / 3600,
+                each.device, scale if scale != "xl" else "large")

@@ -147,3 +147,31 @@ def choice_pairs(config: dict[str, Any], benchmarks: Sequence[str]) -> int:
         return round(WORLD_PAIRS_PER_TEST_IMAGE * int(config["world"]["splits"]["test"])
                      * share)
     return sum(RELEASED_CHOICE_PAIRS.get(b, 0) for b in benchmarks)
+
+
+# images of the image sets embedded on their own (rule embed_images): the classification
+# datasets (ARO Table 6) and the caption datasets' splits (NegCLIP's neighbour mining)
+RELEASED_IMAGESETS = {
+    "cifar10_train": 50_000, "cifar10_test": 10_000, "cifar100_train": 50_000,
+    "cifar100_test": 10_000, "imagenet_train": 1_281_167, "imagenet_val": 50_000,
+}
+RELEASED_IMAGES = {  # by collection and split (Karpathy's for coco and flickr30k)
+    "coco": {"train": 113_287, "val": 5_000, "test": 5_000},
+    "coco2017": {"train": 118_287, "val": 5_000},
+    "flickr30k": {"train": 29_000, "val": 1_014, "test": 1_000},
+}
+
+
+def imageset_images(config: dict[str, Any], imageset: str) -> int:
+    """Images of an image set embedded on its own, expected (0 when unknown)."""
+    if imageset in RELEASED_IMAGESETS:
+        return RELEASED_IMAGESETS[imageset]
+    name, _, split = imageset.rpartition("_")
+    if "world" in config:
+        splits = config["world"]["splits"]
+        return int(splits.get(split, splits["test"]))
+    if split == "generated":
+        spec = config.get("generation", {}).get(name, {})
+        return generation_prompts(config, name) * int(spec.get("images_per_prompt", 1))
+    collection = config.get("datasets", {}).get(name, {}).get("collection", name)
+    return RELEASED_IMAGES.get(collection, {}).get(split, 0)
