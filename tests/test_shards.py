@@ -16,7 +16,6 @@ from vlcomp.shards import (
     check_complete,
     parse_shard,
     shard_block,
-    shard_count,
     shard_names,
 )
 
@@ -52,8 +51,8 @@ def test_gaps_and_short_covers_are_refused():
 
 def test_counts_from_hours_or_config():
     assert batching_unit(256, 1024) == 1024 and batching_unit(96, 1024) == 3072
-    assert shard_count(125_000_000, 0.0005 / 3600 * 3600 / 3600, 6) >= 1
-    assert shard_count(1000, 36 / 1000, 6) == 6  # 36 h of work, 6 h jobs
+    assert stage_shards({}, "embed", "m", job_hours=0.01) == 1  # at least one
+    assert stage_shards({}, "embed", "m", job_hours=36.0) == 6  # 36 h of work, 6 h jobs
     assert stage_shards({}, "embed", "m", job_hours=13.0) == 3  # default 6 h jobs
     config = {"shards": {"max_job_hours": 2, "counts": {"embed": {"m": 5}}}}
     assert stage_shards(config, "embed", "m", 100.0) == 5

@@ -60,14 +60,6 @@ def batching_unit(*sizes: int) -> int:
     return math.lcm(*(max(int(s), 1) for s in sizes))
 
 
-def shard_count(items: float, cost_per_item_h: float, max_job_hours: float) -> int:
-    """Shards enough that no job runs over ``max_job_hours`` at ``cost_per_item_h`` hours per
-    item (at least one)."""
-    if max_job_hours <= 0:
-        raise ValueError(f"max_job_hours must be positive, not {max_job_hours}")
-    return max(1, math.ceil(items * cost_per_item_h / max_job_hours))
-
-
 def check_complete(blocks: Sequence[slice], n_items: int) -> None:
     """Raise unless the blocks tile ``range(n_items)`` in order (a gather's sanity check)."""
     position = 0

@@ -58,6 +58,7 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
 # unsharded stages: one job whatever its hours (their requests still follow the estimate)
 WHOLE_STAGES = ("pairs", "embed_images")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
+NULL_IMAGES = 10  # VisualGPTScore's Monte Carlo null images a text (visualgptscore.null_images)
 
 
 @dataclass(frozen=True)
@@ -116,12 +117,27 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
 def _job(config: dict[str, Any], stage: str, name: str, items: int, hours: float,
          device: str, scale: str) -> StageJob:
     shards = 1 if stage in WHOLE_STAGES else stage_shards(config, stage, name, hours)
+    if scale == "xl" and (stage, scale) not in MEMORY_MB:
+        scale = "large"  # as `cost`: an LLM's towers are ViT-L-class
     return StageJob(stage, name, items, device, hours, shards, MEMORY_MB[(stage, scale)])
 
 
+def _per_item_job(config: dict[str, Any], stage: str, name: str, items: int, kind: str,
+                  scale: str) -> StageJob:
+    """A job of ``items`` items of one cost ``kind`` at a model ``scale``."""
+    each = cost(kind, scale)
+    return _job(config, stage, name, items, items * each.seconds / 3600, each.device, scale)
+
+
+def _entry_scale(config: dict[str, Any], model: str,
+                 entry: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+    """A model's expanded entry (given, or from config) and its `model_scale`."""
+    entry = entry if entry is not None else expand_models(config)[model]
+    return entry, model_scale(entry, world="world" in config)
+
+
 def _embed_job(config: dict[str, Any], name: str, entry: dict[str, Any] | None) -> StageJob:
-    entry = entry if entry is not None else expand_models(config)[name]
-    scale = model_scale(entry, world="world" in config)
+    entry, scale = _entry_scale(config, name, entry)
     images, texts = embedding_items(config)
     image_cost, text_cost = cost("embed_image", scale), cost("embed_text", scale)
     hours = (images * image_cost.seconds + texts * text_cost.seconds) / 3600
@@ -132,39 +148,28 @@ def _generate_job(config: dict[str, Any], genset: str) -> StageJob:
     spec = config["generation"][genset]
     scale = "world" if spec.get("backend", "world") == "world" else "diffusers"
     images = generation_prompts(config, genset) * int(spec.get("images_per_prompt", 4))
-    each = cost("generate_image", scale)
-    return _job(config, "generate", genset, images, images * each.seconds / 3600,
-                each.device, scale)
+    return _per_item_job(config, "generate", genset, images, "generate_image", scale)
 
 
 def _retrieval_job(config: dict[str, Any], model: str, benchmark: str,
                    entry: dict[str, Any] | None) -> StageJob:
-    entry = entry if entry is not None else expand_models(config)[model]
-    scale = model_scale(entry, world="world" in config)
-    pairs = retrieval_pairs(config, benchmark)
-    each = cost("retrieval_pair", scale)
-    return _job(config, "retrieval", model, pairs, pairs * each.seconds / 3600, each.device,
-                scale)
+    _, scale = _entry_scale(config, model, entry)
+    return _per_item_job(config, "retrieval", model, retrieval_pairs(config, benchmark),
+                         "retrieval_pair", scale)
 
 
 def _llm_negatives_job(config: dict[str, Any], dataset: str) -> StageJob:
     options = config.get("hard_negatives", {}).get("sugarcrepe", {})
     prompts = SUGARCREPE_TEMPLATES * dataset_captions(config, dataset,
                                                       options.get("split", "train"))
-    each = cost("llm_generation", "llm")
-    return _job(config, "llm_negatives", dataset, prompts, prompts * each.seconds / 3600,
-                each.device, "llm")
-
-
-NULL_IMAGES = 10  # VisualGPTScore's Monte Carlo null images a text (visualgptscore.null_images)
+    return _per_item_job(config, "llm_negatives", dataset, prompts, "llm_generation", "llm")
 
 
 def _pairs_job(config: dict[str, Any], model: str, entry: dict[str, Any] | None) -> StageJob:
     from vlcomp.config import has_embeddings, is_captioner
     from vlcomp.report.labels import benchmark_kind, configured_benchmarks
 
-    entry = entry if entry is not None else expand_models(config)[model]
-    scale = model_scale(entry, world="world" in config)
+    entry, scale = _entry_scale(config, model, entry)
     kinds = {b: benchmark_kind(b) for b in configured_benchmarks(config)}
     choice = [b for b, k in kinds.items() if k not in ("retrieval", "robustness")]
     scored = [b for b in choice if b in entry.get("pair_benchmarks", choice)]
@@ -187,9 +192,6 @@ def _pairs_job(config: dict[str, Any], model: str, entry: dict[str, Any] | None)
 
 def _embed_images_job(config: dict[str, Any], model: str, imageset: str,
                       entry: dict[str, Any] | None) -> StageJob:
-    entry = entry if entry is not None else expand_models(config)[model]
-    scale = model_scale(entry, world="world" in config)
-    images = imageset_images(config, imageset)
-    each = cost("embed_image", scale)
-    return _job(config, "embed_images", model, images, images * each.seconds / 3600,
-                each.device, scale if scale != "xl" else "large")
+    _, scale = _entry_scale(config, model, entry)
+    return _per_item_job(config, "embed_images", model, imageset_images(config, imageset),
+                         "embed_image", scale)
