@@ -87,9 +87,10 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
     the same scorer over the whole galleries as one shard gives the same file, byte for
     byte."""
     from vlcomp.config import expand_models
+    from vlcomp.io import write_npz
     from vlcomp.models.registry import build_scorer
     from vlcomp.score.pair_jobs import read_galleries
-    from vlcomp.score.retrieval_files import retrieval_arrays, write_npz
+    from vlcomp.score.retrieval_files import retrieval_arrays
     from vlcomp.score.retrieval_shards import score_retrieval_shard
 
     work, config_file = real_run

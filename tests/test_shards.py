@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
+from vlcomp.io import write_npz
 from vlcomp.plan.shards import configured_count, stage_shards
-from vlcomp.score.embedding_shards import embed_shard, join_shards, write_shard
+from vlcomp.score.embedding_shards import embed_shard, join_shards
 from vlcomp.score.embeddings import distinct_images, distinct_texts, embed_image_sets, embed_texts
 from vlcomp.shards import (
     batching_unit,
@@ -114,7 +115,7 @@ def test_sharded_embeddings_join_to_the_unsharded_arrays(sets, tmp_path, count):
     paths = []
     for name in shard_names(count):
         path = tmp_path / "shards" / f"{name}.npz"
-        write_shard(embed_shard(scorer, images, texts, name, batch_size=4,
+        write_npz(embed_shard(scorer, images, texts, name, batch_size=4,
                                 text_batch_size=4), path)
         paths.append(path)
     rows, positions = distinct_images(images)
@@ -133,7 +134,7 @@ def test_a_missing_shard_is_named(sets, tmp_path):
     paths = []
     for name in shard_names(3):
         path = tmp_path / f"{name}.npz"
-        write_shard(embed_shard(ChunkScorer(), images, texts, name, batch_size=4), path)
+        write_npz(embed_shard(ChunkScorer(), images, texts, name, batch_size=4), path)
         paths.append(path)
     with pytest.raises(ValueError, match="starts at item"):
         join_shards([paths[0], paths[2]], "images")
@@ -158,7 +159,7 @@ class BatchLogLikelihood:
 def test_sharded_retrieval_galleries_join_to_one_shards_matrices(tmp_path):
     from vlcomp.score.pair_jobs import Gallery
     from vlcomp.score.pairs import ImageRef
-    from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays, write_npz
+    from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays
     from vlcomp.score.retrieval_shards import score_retrieval_shard
 
     rng = np.random.default_rng(1)

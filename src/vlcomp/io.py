@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,12 @@ def write_npy(array: np.ndarray, path: str | os.PathLike) -> None:
     """Write a NumPy array atomically."""
     with atomic_path(path, suffix=".npy") as tmp:
         np.save(tmp, array)
+
+
+def write_npz(arrays: Mapping[str, np.ndarray], path: str | os.PathLike) -> None:
+    """Write named NumPy arrays (.npz, in their order) atomically."""
+    with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as handle:
+        np.savez(handle, **arrays)
 
 
 class InputFileError(OSError):

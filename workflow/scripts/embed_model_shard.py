@@ -1,11 +1,11 @@
 """Embed one shard's block of the distinct images and texts of a model's sets (the model
 loaded once for the whole block); rule embed_model_gather joins the shards."""
 
-from vlcomp.io import read_parquet
+from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.embedding_shards import embed_shard, write_shard
+from vlcomp.score.embedding_shards import embed_shard
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
@@ -16,7 +16,7 @@ with job_log(snakemake.log[0]) as log:
         [read_parquet(t) for t in snakemake.input.texts], snakemake.wildcards.shard,
         batch_size=p.batch_size, text_batch_size=p.text_batch_size, workers=p.workers,
     )
-    write_shard(arrays, snakemake.output[0])
+    write_npz(arrays, snakemake.output[0])
     for kind in ("images", "texts"):
         log.info("shard %s: %s %d:%d of %d", snakemake.wildcards.shard, kind,
                  arrays[f"{kind}_start"], arrays[f"{kind}_stop"], arrays[f"{kind}_total"])

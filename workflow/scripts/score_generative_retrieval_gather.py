@@ -1,9 +1,10 @@
 """Join a generative model's retrieval shards into the benchmark's score file, as the
 unsharded job (score_pair_model.py) writes it."""
 
+from vlcomp.io import write_npz
 from vlcomp.jobs import job_log
 from vlcomp.score.pair_jobs import read_galleries
-from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays, write_npz
+from vlcomp.score.retrieval_files import join_retrieval_shards, retrieval_arrays
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input

@@ -2,11 +2,12 @@
 and validation for α*): the shard's whole picture chunks against every query, the model
 loaded once; rule score_generative_retrieval_gather joins the shards."""
 
+from vlcomp.io import write_npz
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.pair_jobs import read_galleries
-from vlcomp.score.retrieval_files import SPLITS, write_npz
+from vlcomp.score.retrieval_files import SPLITS
 from vlcomp.score.retrieval_shards import score_retrieval_shard
 
 with job_log(snakemake.log[0]) as log:

@@ -20,7 +20,7 @@ Outputs: ``scores`` (one per choice benchmark); optional ``priors`` (one per par
 
 from pathlib import Path
 
-from vlcomp.io import read_parquet, write_json, write_parquet
+from vlcomp.io import read_parquet, write_json, write_npz, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import use_for_this_job
 from vlcomp.models.registry import build_scorer
@@ -35,7 +35,7 @@ from vlcomp.score.pair_jobs import (
 )
 from vlcomp.score.pair_plan import PairPlan, score_plan
 from vlcomp.score.pairs import image_index, table_refs
-from vlcomp.score.retrieval_files import SPLITS, retrieval_arrays, write_npz
+from vlcomp.score.retrieval_files import SPLITS, retrieval_arrays
 from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
 from vlcomp.torch_threads import set_torch_threads
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vlcomp.io import atomic_path
 from vlcomp.score.embeddings import (
     IMAGE_CHUNK,
     TEXT_CHUNK,
@@ -59,12 +58,6 @@ def embed_shard(scorer, image_tables: Sequence[pd.DataFrame],
     out["texts"] = (embed_texts(scorer, texts[txt], batch_size=text_batch_size)
                     if txt.stop > txt.start else np.zeros((0, 0), np.float32))
     return out
-
-
-def write_shard(arrays: dict[str, np.ndarray], path: str | Path) -> None:
-    """Save a shard's arrays (.npz, written under a temporary name and renamed)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        np.savez(f, **arrays)
 
 
 def join_shards(paths: Sequence[str | Path], kind: str) -> np.ndarray:

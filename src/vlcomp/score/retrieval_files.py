@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 
-from vlcomp.io import atomic_path
 from vlcomp.score.pair_jobs import Gallery
 
 SPLITS = ("test", "val")
@@ -52,9 +51,3 @@ def retrieval_arrays(galleries: Mapping[str, Gallery],
         out[f"{split}_images"] = np.array(g.image_ids)
         out[f"{split}_paths"] = np.array([r.path for r in g.refs])
     return out
-
-
-def write_npz(arrays: Mapping[str, np.ndarray], path: str | Path) -> None:
-    """Save arrays (.npz, written under a temporary name and renamed)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        np.savez(handle, **arrays)
