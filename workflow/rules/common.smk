@@ -826,9 +826,9 @@ def embed_images_job(wildcards):
     )
 
 
-def generative_retrieval_inputs(wildcards):
-    """One retrieval benchmark's gallery, queries, test and validation images and captions."""
-    b, d = wildcards.benchmark, dataset_of(wildcards.benchmark)
+def retrieval_files(benchmark):
+    """A retrieval benchmark's gallery, queries, test and validation images and captions."""
+    b, d = benchmark, dataset_of(benchmark)
     return {
         "gallery": f"results/benchmarks/{b}/gallery.parquet",
         "queries": f"results/benchmarks/{b}/queries.parquet",
@@ -839,15 +839,15 @@ def generative_retrieval_inputs(wildcards):
 
 
 def retrieval_inputs(kind):
-    """One input file per retrieval benchmark (gallery, queries, test/val images, captions)."""
-    files = {
-        "galleries": "results/benchmarks/{b}/gallery.parquet",
-        "queries": "results/benchmarks/{b}/queries.parquet",
-        "test_images": "results/imagesets/{d}_test.parquet",
-        "val_images": "results/imagesets/{d}_val.parquet",
-        "captions": "results/data/{d}/captions.parquet",
-    }
-    return [files[kind].format(b=b, d=dataset_of(b)) for b in RETRIEVAL_BENCHMARKS]
+    """One input file per retrieval benchmark (`retrieval_files`; ``galleries``: the
+    gallery)."""
+    key = "gallery" if kind == "galleries" else kind
+    return [retrieval_files(b)[key] for b in RETRIEVAL_BENCHMARKS]
+
+
+def generative_retrieval_inputs(wildcards):
+    """The retrieval files of a shard's or gather's benchmark."""
+    return retrieval_files(wildcards.benchmark)
 
 
 def blind_source(wildcards):
