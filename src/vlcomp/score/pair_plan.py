@@ -19,7 +19,7 @@ get each chunk's pairs with the picture object repeated per text, which their ow
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +31,9 @@ from vlcomp.score.embeddings import content_key, open_image
 from vlcomp.score.pairs import ImageRef, pair_method
 
 log = logging.getLogger(__name__)
+
+
+CHUNK_PAIRS = 512  # pairs `score_plan` scores together (`picture_chunks`)
 
 
 class PairPlan:
@@ -83,6 +86,17 @@ class PairPlan:
                     raise KeyError(f"item {item.item_id!r}: image {image_id!r} is in no image "
                                    "set")
                 self.want(images[image_id], item.texts)
+
+    def part(self, pictures: Iterable[int]) -> PairPlan:
+        """A plan of these pictures (indices here) and their texts, the texts indexed as
+        here, so that each picture's texts sort and batch as here; file digests are kept."""
+        part = PairPlan()
+        part._digest = dict(self._digest)
+        for text in self.texts:
+            part.text_index(text)
+        for picture in pictures:
+            part.want(self.refs[picture], [self.texts[t] for t in self.wanted[picture]])
+        return part
 
     @property
     def n_pairs(self) -> int:
@@ -167,7 +181,7 @@ def picture_chunks(order: Sequence[int], counts: np.ndarray, chunk_pairs: int,
 
 
 def score_plan(scorer: Any, plan: PairPlan, *, batch_size: int = 64, image_batch: int = 32,
-               chunk_pairs: int = 512, options: Mapping[str, Any] | None = None,
+               chunk_pairs: int = CHUNK_PAIRS, options: Mapping[str, Any] | None = None,
                desc: str = "score pairs") -> PlanScores:
     """Score every pair of ``plan``, each picture through the vision tower once; embed the
     pictures marked with `PairPlan.embed` from the same states."""

@@ -16,11 +16,9 @@ from typing import Any
 import numpy as np
 
 from vlcomp.score.pair_jobs import Gallery
-from vlcomp.score.pair_plan import PairPlan, picture_chunks, score_plan
+from vlcomp.score.pair_plan import CHUNK_PAIRS, PairPlan, picture_chunks, score_plan
 from vlcomp.score.retrieval_files import SPLITS
 from vlcomp.shards import shard_block
-
-CHUNK_PAIRS = 512  # score_plan's default: pairs scored together
 
 
 def gallery_plan(galleries: Mapping[str, Gallery]) -> PairPlan:
@@ -34,20 +32,14 @@ def gallery_plan(galleries: Mapping[str, Gallery]) -> PairPlan:
 
 def shard_plan(plan: PairPlan, shard: str, image_batch: int,
                chunk_pairs: int = CHUNK_PAIRS) -> tuple[PairPlan, set[int], slice, int]:
-    """One shard's part of ``plan``: a block of its whole picture chunks, with the texts
-    indexed as in ``plan``; returns the part, its pictures (indices in ``plan``), the block of
-    chunks and their number."""
+    """One shard's part of ``plan``: a block of its whole picture chunks (`PairPlan.part`);
+    returns the part, its pictures (indices in ``plan``), the block of chunks and their
+    number."""
     counts = np.array([len(w) for w in plan.wanted], dtype=np.int64)
     chunks = picture_chunks(plan.needs_vision(), counts, chunk_pairs, image_batch)
     block = shard_block(len(chunks), shard)
-    part = PairPlan()
-    for text in plan.texts:
-        part.text_index(text)
-    pictures = {p for chunk in chunks[block] for p in chunk}
-    for chunk in chunks[block]:
-        for picture in chunk:
-            part.want(plan.refs[picture], [plan.texts[t] for t in plan.wanted[picture]])
-    return part, pictures, block, len(chunks)
+    pictures = [p for chunk in chunks[block] for p in chunk]
+    return plan.part(pictures), set(pictures), block, len(chunks)
 
 
 def score_retrieval_shard(scorer: Any, galleries: Mapping[str, Gallery], shard: str, *,
@@ -59,7 +51,7 @@ def score_retrieval_shard(scorer: Any, galleries: Mapping[str, Gallery], shard: 
     plan = gallery_plan(galleries)
     part, pictures, block, total = shard_plan(plan, shard, image_batch)
     scored = score_plan(scorer, part, batch_size=batch_size, image_batch=image_batch,
-                        chunk_pairs=CHUNK_PAIRS, options=options, desc=f"retrieval {shard}")
+                        options=options, desc=f"retrieval {shard}")
     out = {"chunks_start": np.int64(block.start), "chunks_stop": np.int64(block.stop),
            "chunks_total": np.int64(total)}
     for split in SPLITS:
