@@ -4,17 +4,13 @@ from pathlib import Path
 
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
-from vlcomp.models.precision import use_for_this_job
-from vlcomp.models.registry import build_scorer
+from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_image_sets, save_embeddings
-from vlcomp.torch_threads import set_torch_threads
 
 with job_log(snakemake.log[0]) as log:
-    set_torch_threads(snakemake.params.threads)
-    use_for_this_job(snakemake.params.device, snakemake.params.autocast)
-    scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
-                          snakemake.params.device)
+    p = snakemake.params
+    scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
     images = read_parquet(snakemake.input.imageset)
     (emb,), n_distinct = embed_image_sets(scorer, [images],

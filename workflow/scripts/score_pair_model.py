@@ -22,8 +22,7 @@ from pathlib import Path
 
 from vlcomp.io import read_parquet, write_json, write_npz, write_parquet
 from vlcomp.jobs import job_log
-from vlcomp.models.precision import use_for_this_job
-from vlcomp.models.registry import build_scorer
+from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_text_sets, save_embeddings
 from vlcomp.score.pair_jobs import (
@@ -37,7 +36,6 @@ from vlcomp.score.pair_plan import PairPlan, score_plan
 from vlcomp.score.pairs import image_index, table_refs
 from vlcomp.score.retrieval_files import SPLITS, retrieval_arrays
 from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
-from vlcomp.torch_threads import set_torch_threads
 
 
 def named(namespace, name):
@@ -47,9 +45,7 @@ def named(namespace, name):
 
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
-    set_torch_threads(p.threads)
-    use_for_this_job(p.device, p.autocast)
-    scorer = build_scorer(snakemake.wildcards.model, p.entry, p.device)
+    scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
     tables = [read_parquet(path) for path in inp.imagesets]
     images = image_index(tables)
