@@ -56,8 +56,9 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg["models"] = models
     cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
     # CLIP's embeddings and BLIP's log P(t|i) galleries in 3 shards (tests/test_shard_workflow.py:
-    # as one job's, byte for byte)
-    cfg["shards"] = {"counts": {"embed": {"tiny_clip": 3}, "retrieval": {"blip_lm": 3}}}
+    # as one job's, byte for byte), and NegCLIP's fine-tuning in 2 segments
+    cfg["shards"] = {"counts": {"embed": {"tiny_clip": 3}, "retrieval": {"blip_lm": 3},
+                                "train": {"negclip_coco": 2}}}
     null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
     null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
                               if b in cfg["benchmarks"]}

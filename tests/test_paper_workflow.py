@@ -40,7 +40,10 @@ PAPER_JOBS = {
     "negclip_release": 1, "trohn_text_release": 1, "trohn_img_release": 1,
     # BiVLC's 30,048 SDXL images in 8 shards of ~5.5 A100-hours (vlcomp.plan.estimates)
     "generate_candidates_shard": 8, "generate_candidates_gather": 1,
-    "filter_generated": 1, "train_clip": 5, "train_detectors": 2,
+    "filter_generated": 1, "train_detectors": 2,
+    # 5 fine-tuning runs, each cut into segments of under 6 A100-hours (vlcomp.plan.estimates):
+    # CLIP_COCO and CLIP_TROHN-Img's ~18 h in 4, CLIP_TROHN-Text's ~144 h in 24
+    "train_clip": 5, "train_clip_segment": 3 + 23 + 3,
     # 17 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; CLIP
     # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO:
     # ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise)
@@ -144,7 +147,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
         if block.startswith("rule ") and "resources:" in block:
             rule = block.split(":")[0].removeprefix("rule ")
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
-    heavy = ["train_clip", "embed_model", "score_pairs", "score_generative_choice",
+    heavy = ["train_clip", "train_clip_segment", "embed_model", "score_pairs",
+             "score_generative_choice",
              "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated",
              "train_detectors", "embed_images",
              "class_embeddings", "classification_metrics",  # the probe runs on CUDA
@@ -216,6 +220,10 @@ def test_real_formats_run_end_to_end(real_run):
     assert cifar["n_items"] == 20 and cifar["protocols"]["linear_probe"]["n_train"] == 100
     log = (work / "logs/train/negclip_coco.log").read_text()
     assert "fine-tuning negclip from tiny_clip" in log
+    # in 2 segments (tests/paper_run.py): the second continued from the first's state
+    assert "segment 2 of 2, continuing from results/checkpoints/negclip_coco/segments/" \
+        "0-of-2.pt" in log
+    assert "segment 1 of 2" in (work / "logs/train/negclip_coco/0-of-2.log").read_text()
     # NegCLIP trains on its released TSV's rows (one caption per image), with its neighbours
     assert "released hard negatives: training on 32 of 160 training captions" in log
     release_log = (work / "logs/negatives/coco_negclip_release.log").read_text()

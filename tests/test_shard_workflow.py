@@ -1,7 +1,7 @@
 """Sharded jobs in the workflow runs: a model's embeddings and a generated set's candidate
 images in 3 shards are byte-identical to one job's (the real-format run's CLIP and the tiny
-run's BiVLC-style set, made again here unsharded through the same code); a shard killed
-before its gather reruns alone."""
+run's BiVLC-style set, made again here unsharded through the same code), and so is a run
+trained in 3 segments; a shard killed before its gather reruns alone."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -176,3 +177,47 @@ def test_sharded_generation_equals_one_job_on_the_tiny_run(tiny_run, tmp_path):
     assert [Path(p).name for p in joined.path] == [Path(p).name for p in alone.path]
     for ours, theirs in zip(joined.path, alone.path, strict=True):
         assert (tiny_run / ours).read_bytes() == Path(theirs).read_bytes(), ours
+
+
+def test_a_run_trained_in_segments_equals_one_job_on_the_tiny_run(tiny_run, tmp_path):
+    """The tiny run trained world_clip in 3 segments (8 steps: two of them end inside an
+    epoch); the same script run as one job here gives the same weights and losses."""
+    import pandas as pd
+    import torch
+    from snakemake.iocontainers import Namedlist
+
+    from vlcomp.config import expand_runs
+    from vlcomp.models.checkpoint import load_checkpoint
+
+    from .test_trohn_release import run_script
+    from .workflow_runs import TINY
+
+    config = yaml.safe_load(TINY.read_text())
+    logs = tiny_run / "logs" / "train"
+    assert [p.stem for p in sorted((logs / "world_clip").glob("*.log"))] == ["0-of-3", "1-of-3"]
+    assert "segment 2 of 3, continuing from" in (logs / "world_clip" / "1-of-3.log").read_text()
+    assert "segment 3 of 3, continuing from" in (logs / "world_clip.log").read_text()
+    checkpoints = tiny_run / "results" / "checkpoints" / "world_clip"
+    assert not list(checkpoints.glob("segments/*.pt"))  # temporary hand-overs, gone
+    assert not list(checkpoints.glob("resume/*.pt"))
+    data = tiny_run / "results" / "data" / "world"
+    out = tmp_path / "alone"
+    with torch_threads(config["compute"]["threads"]):
+        run_script("train_clip.py", SimpleNamespace(
+            input=Namedlist(fromdict={"images": str(data / "images.parquet"),
+                                      "captions": str(data / "captions.parquet")}),
+            output=SimpleNamespace(model=str(out / "model.pt"), log_csv=str(out / "log.csv"),
+                                   val=str(out / "val.json")),
+            log=[str(out / "train.log")],
+            params=SimpleNamespace(run=expand_runs(config)["world_clip"], released=False,
+                                   release=None, init_entry={}, segment="0-of-1",
+                                   resume=str(out / "resume.pt"), epoch_dir=str(out / "epochs"),
+                                   threads=config["compute"]["threads"], device="cpu")))
+    segmented, _ = load_checkpoint(checkpoints / "model.pt")
+    alone, _ = load_checkpoint(out / "model.pt")
+    a, b = segmented.state_dict(), alone.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    columns = ["epoch", "train_loss", "lr", "val_mean_r1"]
+    assert pd.read_csv(checkpoints / "train_log.csv")[columns].equals(
+        pd.read_csv(out / "log.csv")[columns])
+    assert (checkpoints / "val.json").read_text() == (out / "val.json").read_text()

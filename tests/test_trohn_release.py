@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import torch
 from PIL import Image
+from snakemake.iocontainers import Namedlist
 
 from vlcomp.data.trohn_release import coco_image_id, load_release, release_instances
 from vlcomp.models.world_clip import build_world_clip, world_tokenizer
@@ -313,8 +314,8 @@ def test_release_rule_and_training_run_on_released_trohn_img(tmp_path):
                             val=str(out / "instances_val.parquet"),
                             images=str(out / "images"), report=str(out / "release.json"))
     run_script("trohn_release.py", SimpleNamespace(
-        input=SimpleNamespace(images=str(tmp_path / "images.parquet"),
-                              captions=str(tmp_path / "captions.parquet")),
+        input=Namedlist(fromdict={"images": str(tmp_path / "images.parquet"),
+                                  "captions": str(tmp_path / "captions.parquet")}),
         output=files, log=[str(out / "release.log")],
         params=SimpleNamespace(name="trohn_img", cache_dir=str(tmp_path / "cache"),
                                options={"hub_path": str(hub), "max_missing": 0.2})))
@@ -327,14 +328,15 @@ def test_release_rule_and_training_run_on_released_trohn_img(tmp_path):
            "selection": "bivlc_val_accuracy", "amp": False}
     ckpt = tmp_path / "ckpt"
     run_script("train_clip.py", SimpleNamespace(
-        input=SimpleNamespace(images=str(tmp_path / "images.parquet"),
-                              captions=str(tmp_path / "captions.parquet"),
-                              instances=files.train, val_instances=files.val),
+        input=Namedlist(fromdict={"images": str(tmp_path / "images.parquet"),
+                                  "captions": str(tmp_path / "captions.parquet"),
+                                  "instances": files.train, "val_instances": files.val}),
         output=SimpleNamespace(model=str(ckpt / "model.pt"), log_csv=str(ckpt / "log.csv"),
                                val=str(ckpt / "val.json")),
         log=[str(ckpt / "train.log")],
         params=SimpleNamespace(run=run, released=False, release="trohn_img", init_entry={},
                                resume=str(ckpt / "resume.pt"), epoch_dir=str(ckpt / "epochs"),
+                               segment="0-of-1",
                                threads=1, device="cpu")))
     val = json.loads((ckpt / "val.json").read_text())
     assert set(val) == {"best_epoch", "epochs", "val_i2t_acc", "val_t2i_acc", "val_mean_acc"}
@@ -353,13 +355,14 @@ def test_clip_run_on_clip_cocos_caption_split(tmp_path):
            "val_split": "bivlc_captions", "amp": False}
     ckpt = tmp_path / "ckpt"
     run_script("train_clip.py", SimpleNamespace(
-        input=SimpleNamespace(images=str(tmp_path / "images.parquet"),
-                              captions=str(tmp_path / "captions.parquet")),
+        input=Namedlist(fromdict={"images": str(tmp_path / "images.parquet"),
+                                  "captions": str(tmp_path / "captions.parquet")}),
         output=SimpleNamespace(model=str(ckpt / "model.pt"), log_csv=str(ckpt / "log.csv"),
                                val=str(ckpt / "val.json")),
         log=[str(ckpt / "train.log")],
         params=SimpleNamespace(run=run, released=False, release=None, init_entry={},
                                resume=str(ckpt / "resume.pt"), epoch_dir=str(ckpt / "epochs"),
+                               segment="0-of-1",
                                threads=1, device="cpu")))
     log = (ckpt / "train.log").read_text()
     assert "caption split: 6 training rows, 2 validation rows" in log

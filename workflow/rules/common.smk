@@ -68,7 +68,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
 )
 from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
 from vlcomp.plan.estimates import stage_job  # noqa: E402
-from vlcomp.shards import SHARD_PATTERN, shard_names  # noqa: E402
+from vlcomp.shards import SHARD_PATTERN, parse_shard, shard_names  # noqa: E402
 from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
 
 # Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
@@ -139,6 +139,8 @@ RUNS = expand_runs(config)
 # Small BLIP captioners trained here (VisualGPTScore's demo model), by name
 CAPTIONERS = config.get("captioners", {})
 RUN_PATTERN = union(RUNS)
+# a run's optimisation steps in segments, one job each (config shards; vlcomp.plan.estimates)
+TRAIN_JOBS = {r: stage_job(config, "train", r) for r in RUNS}
 CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
@@ -792,6 +794,32 @@ def train_inputs(wildcards):
             f"results/pairs/{data}/nn_{nn['model']}_train_k{nn['k']}.parquet"
         )
     return inputs
+
+
+def train_segment(wildcards) -> str:
+    """The segment a train job runs: its wildcard, or the run's last one (rule train_clip)."""
+    return getattr(wildcards, "segment", None) or last_train_segment(wildcards.run)
+
+
+def last_train_segment(run: str) -> str:
+    return shard_names(TRAIN_JOBS[run].shards)[-1]
+
+
+def train_segment_inputs(wildcards):
+    """`train_inputs` and, after a run's first segment, the state its predecessor left."""
+    inputs = train_inputs(wildcards)
+    index, count = parse_shard(train_segment(wildcards))
+    if index > 0:
+        inputs["start_state"] = (
+            f"results/checkpoints/{wildcards.run}/segments/{index - 1}-of-{count}.pt"
+        )
+    return inputs
+
+
+def train_resources(wildcards) -> dict:
+    """A train segment's runtime (estimate) and memory (the run's ``mem_mb``, else estimate)."""
+    job = TRAIN_JOBS[wildcards.run]
+    return {"runtime": job.runtime, "mem_mb": RUNS[wildcards.run].get("mem_mb", job.mem_mb)}
 
 
 def benchmark_image_embeddings(wildcards):

@@ -1,6 +1,53 @@
+# what every job of a run reads besides its inputs (rules train_clip_segment, train_clip)
+TRAIN_PARAMS = {
+    "run": lambda wc: RUNS[wc.run],
+    # released hard negatives: the run trains on the release's rows only
+    "released": lambda wc: released_negatives(config, RUNS[wc.run]),
+    # BiVLC's released TROHN rows (trohn_text | trohn_img): one instance per row
+    "release": lambda wc: released_rows(config, RUNS[wc.run]),
+    "init_entry": lambda wc: (
+        model_entry(RUNS[wc.run]["init_model"]) if "init_model" in RUNS[wc.run] else {}
+    ),
+    "segment": train_segment,
+    # Not outputs: they must survive a killed job so that a rerun resumes from them.
+    "resume": lambda wc: f"results/checkpoints/{wc.run}/resume/{train_segment(wc)}.pt",
+    "epoch_dir": lambda wc: f"results/checkpoints/{wc.run}/epochs",
+    "threads": config["compute"]["threads"],
+    "device": config["compute"]["device"],
+}
+
+
+# A long run is cut into segments of its optimisation steps, each a job that continues from
+# the state its predecessor left (temporary: gone once the next segment has read it); the
+# last segment is rule train_clip. The weights equal one unbroken job's.
+rule train_clip_segment:
+    input:
+        unpack(train_segment_inputs),
+    output:
+        state=temp("results/checkpoints/{run}/segments/{segment}.pt"),
+    log:
+        "logs/train/{run}/{segment}.log",
+    benchmark:
+        "benchmarks/train_clip_segment/{run}/{segment}.tsv"
+    wildcard_constraints:
+        run=RUN_PATTERN,
+        segment=SHARD_PATTERN,
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=lambda wc: train_resources(wc)["mem_mb"],
+        runtime=lambda wc: train_resources(wc)["runtime"],
+    params:
+        **TRAIN_PARAMS,
+    script:
+        "../scripts/train_clip.py"
+
+
 rule train_clip:
     input:
-        unpack(train_inputs),
+        unpack(train_segment_inputs),
     output:
         model="results/checkpoints/{run}/model.pt",
         log_csv="results/checkpoints/{run}/train_log.csv",
@@ -16,24 +63,10 @@ rule train_clip:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: RUNS[wc.run].get("mem_mb", 8000),
-        runtime=lambda wc: RUNS[wc.run].get("runtime", 120),
+        mem_mb=lambda wc: train_resources(wc)["mem_mb"],
+        runtime=lambda wc: train_resources(wc)["runtime"],
     params:
-        run=lambda wc: RUNS[wc.run],
-        # released hard negatives: the run trains on the release's rows only
-        released=lambda wc: released_negatives(config, RUNS[wc.run]),
-        # BiVLC's released TROHN rows (trohn_text | trohn_img): one instance per row
-        release=lambda wc: released_rows(config, RUNS[wc.run]),
-        init_entry=lambda wc: (
-            model_entry(RUNS[wc.run]["init_model"])
-            if "init_model" in RUNS[wc.run]
-            else {}
-        ),
-        # Not outputs: they must survive a killed job so that a rerun resumes from them.
-        resume=lambda wc: f"results/checkpoints/{wc.run}/resume_state.pt",
-        epoch_dir=lambda wc: f"results/checkpoints/{wc.run}/epochs",
-        threads=config["compute"]["threads"],
-        device=config["compute"]["device"],
+        **TRAIN_PARAMS,
     script:
         "../scripts/train_clip.py"
 

@@ -1,7 +1,9 @@
-"""Train one run: pretraining from scratch, or fine-tuning a trained run or a pretrained
-open_clip model (CLIP-FT, NegCLIP, TROHN-Text, TROHN-Img) with its hard negatives; the best
-epoch (validation R@1, or BiVLC's validation accuracy: run key selection) becomes model.pt.
-BiVLC's released TROHN rows and CLIP_COCO's caption split train one row per instance."""
+"""Train one segment of a run: pretraining from scratch, or fine-tuning a trained run or a
+pretrained open_clip model (CLIP-FT, NegCLIP, TROHN-Text, TROHN-Img) with its hard negatives.
+A segment before the last hands its state to the next (rule train_clip_segment); the last
+(rule train_clip) writes model.pt with the best epoch (validation R@1, or BiVLC's validation
+accuracy: run key selection). BiVLC's released TROHN rows and CLIP_COCO's caption split
+train one row per instance."""
 
 import shutil
 from pathlib import Path
@@ -18,6 +20,7 @@ from vlcomp.models.world_clip import (
     world_tokenizer,
     world_transform,
 )
+from vlcomp.shards import parse_shard
 from vlcomp.train.bivlc_validation import KEY, bivlc_accuracy, rows_of_instances, rows_of_split
 from vlcomp.train.caption_split import bivlc_caption_split
 from vlcomp.train.clip_trainer import TrainConfig, train_clip
@@ -31,6 +34,7 @@ from vlcomp.train.data import (
     neighbour_indices,
 )
 from vlcomp.train.image_bank import FileImages, as_pixels
+from vlcomp.train.training_state import input_origin
 
 
 def caption_instances(table, images):
@@ -38,6 +42,21 @@ def caption_instances(table, images):
     paths = dict(zip(images.image_id.astype(str), images.path.astype(str), strict=True))
     return table.assign(path=table.image_id.astype(str).map(paths)).rename(
         columns={"text": "caption"})[["caption_id", "image_id", "path", "caption"]]
+
+
+def save_final(result, model, model_cfg, cfg, run, epoch_dir, log):
+    """The run's last segment: model.pt (the best epoch's weights), val.json; epochs cleared."""
+    if model_cfg is None:  # an open_clip state dict, read back by the open_clip family
+        save_state_dict(snakemake.output.model, model.cpu())
+    else:
+        save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg),
+                        result.best_epoch)
+    best = next((r for r in result.rows if r["epoch"] == result.best_epoch), {})
+    write_json({"best_epoch": result.best_epoch, "epochs": cfg.epochs,
+                **{k: v for k, v in best.items() if k.startswith("val_")}}, snakemake.output.val)
+    if not run.get("keep_epochs", False):
+        shutil.rmtree(epoch_dir, ignore_errors=True)
+    log.info("best epoch %d of %d: %s", result.best_epoch, cfg.epochs, best)
 
 
 with job_log(snakemake.log[0]) as log:
@@ -153,22 +172,28 @@ with job_log(snakemake.log[0]) as log:
             hard["generated_images"] = on_disk(hard["generated_images"])
     log.info("model: %d parameters; %d train rows", count_parameters(model), len(train.images))
     epoch_dir = Path(snakemake.params.epoch_dir)
+    index, count = parse_shard(snakemake.params.segment)
+    final = not hasattr(snakemake.output, "state")
+    if final != (index == count - 1):
+        raise ValueError(f"run {snakemake.wildcards.run}: segment {snakemake.params.segment} "
+                         "is rule train_clip's (the last) or train_clip_segment's (the others)")
+    start_state = getattr(snakemake.input, "start_state", None)
+    if count > 1:
+        log.info("segment %d of %d%s", index + 1, count,
+                 f", continuing from {start_state}" if start_state else "")
     result = train_clip(
         model, train.images, train.captions, tokenizer, cfg,
         val_images=val.images if val is not None and validate is None else None,
         val_captions=finest_captions(val.captions) if val is not None else None,
-        log_path=snakemake.output.log_csv, resume_path=snakemake.params.resume,
-        epoch_dir=epoch_dir, validate=validate, **hard,
+        log_path=getattr(snakemake.output, "log_csv", None), resume_path=snakemake.params.resume,
+        epoch_dir=epoch_dir, validate=validate, segment=(index, count),
+        start_state=start_state, state_out=None if final else snakemake.output.state,
+        origin=input_origin(snakemake.input), **hard,
+        checkpoint_seconds=60 * float(run.get("checkpoint_minutes", 30)),
     )
-    if model_cfg is None:  # an open_clip state dict, read back by the open_clip family
-        save_state_dict(snakemake.output.model, model.cpu())
-    else:
-        save_checkpoint(snakemake.output.model, model.cpu(), model_cfg, vars(cfg),
-                        result.best_epoch)
-    best = next((r for r in result.rows if r["epoch"] == result.best_epoch), {})
-    write_json({"best_epoch": result.best_epoch, "epochs": cfg.epochs,
-                **{k: v for k, v in best.items() if k.startswith("val_")}}, snakemake.output.val)
     Path(snakemake.params.resume).unlink(missing_ok=True)
-    if not run.get("keep_epochs", False):
-        shutil.rmtree(epoch_dir, ignore_errors=True)
-    log.info("best epoch %d of %d: %s", result.best_epoch, cfg.epochs, best)
+    if final:
+        save_final(result, model, model_cfg, cfg, run, epoch_dir, log)
+    else:
+        log.info("segment %d of %d done after epoch %d: state in %s", index + 1, count,
+                 result.rows[-1]["epoch"] if result.rows else 0, snakemake.output.state)

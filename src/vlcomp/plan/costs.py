@@ -71,6 +71,35 @@ COSTS.update({
                          "~120 GFLOP a pair, at ~12 TFLOP/s effective on an A100"),
 })
 
+TRAIN_WORLD = MEASURED + " (samples_per_s in the tiny run's train_log.csv)"
+BIVLC_TRAINING = "BiVLC App. E: {what} on one A100, validation included"
+VIT_L_RATIO = 81 / 4.4  # open_clip's image GFLOPs, ViT-L/14 : ViT-B/32
+VIT_L_TRAINING = ("estimate: the base cost times ViT-L/14's image GFLOPs over ViT-B/32's "
+                  "(81 / 4.4, open_clip's model profile)")
+# train_<objective>: one training row (an image, its caption and the objective's hard
+# examples) through forward and backward, an epoch's validation spread over its rows
+_TRAIN_BASE = {
+    "clip": Cost(0.0137, "gpu", BIVLC_TRAINING.format(
+        what="CLIP_COCO, 10 epochs of 473,402 caption rows in ~18 h")),
+    "trohn_text": Cost(0.0177, "gpu", BIVLC_TRAINING.format(
+        what="CLIP_TROHN-Text, 10 epochs of 2,922,276 rows in ~6 days")),
+    "trohn_img": Cost(0.0274, "gpu", BIVLC_TRAINING.format(
+        what="CLIP_TROHN-Img, 10 epochs of 236,856 rows (2 images, 2 captions) in ~18 h")),
+    "negclip": Cost(0.0274, "gpu", "estimate: as a TROHN-Img row (an image, a neighbour "
+                    "image, a caption and a negative caption); ARO §C gives no time"),
+}
+COSTS.update({("train_" + objective, "base"): each for objective, each in _TRAIN_BASE.items()})
+COSTS.update({("train_" + objective, "large"): Cost(round(each.seconds * VIT_L_RATIO, 4),
+                                                      "gpu", VIT_L_TRAINING)
+              for objective, each in _TRAIN_BASE.items()})
+COSTS.update({
+    ("train_clip", "world"): Cost(0.0051, "cpu", TRAIN_WORLD + ": clip, 196 rows/s"),
+    ("train_negclip", "world"): Cost(0.0106, "cpu", TRAIN_WORLD + ": negclip, 95 rows/s"),
+    ("train_trohn_text", "world"): Cost(0.0057, "cpu", TRAIN_WORLD + ": trohn_text, "
+                                        "176 rows/s"),
+    ("train_trohn_img", "world"): Cost(0.0099, "cpu", TRAIN_WORLD + ": trohn_img, 101 rows/s"),
+})
+
 # model families and architectures whose towers cost about a ViT-L/14's
 LARGE_MARKERS = ("L-14", "L14", "large", "flava", "blip2", "vit-g", "xvlm", "AltCLIP")
 

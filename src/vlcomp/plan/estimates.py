@@ -22,6 +22,7 @@ from vlcomp.plan.sizes import (
     generation_prompts,
     imageset_images,
     retrieval_pairs,
+    train_rows,
 )
 
 # rules whose jobs a stage estimates: rule -> (stage, the wildcard naming the job)
@@ -41,6 +42,8 @@ STAGE_RULES = {
     "score_generative_choice": ("pairs", "model"),
     "embed_images": ("embed_images", "model"),
     "sugarcrepe_negatives_gather": ("llm_negatives", "dataset"),
+    "train_clip": ("train", "run"),
+    "train_clip_segment": ("train", "run"),
 }
 
 # what a request adds to the estimate: model loading and start-up, and a safety factor
@@ -54,7 +57,8 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("llm_negatives", "llm"): 32000,
              ("pairs", "world"): 4000, ("pairs", "base"): 16000, ("pairs", "large"): 16000,
              ("pairs", "xl"): 32000, ("embed_images", "world"): 4000,
-             ("embed_images", "base"): 16000, ("embed_images", "large"): 32000}
+             ("embed_images", "base"): 16000, ("embed_images", "large"): 32000,
+             ("train", "world"): 4000, ("train", "base"): 32000, ("train", "large"): 64000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate)
 WHOLE_STAGES = ("pairs", "embed_images")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
@@ -93,8 +97,9 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
     a caption dataset's SugarCrepe-style negatives by an LLM (TROHN-Text); ``pairs``, a pair
     scorer's job over the choice benchmarks (with a captioner's priors, and its retrieval
     galleries unless they are sharded); ``embed_images``, a model's embeddings of one
-    ``imageset`` embedded on its own; ``retrieval``, a
-    generative model's log P(t|i) over a retrieval ``benchmark``'s galleries."""
+    ``imageset`` embedded on its own; ``retrieval``, a generative model's log P(t|i) over a
+    retrieval ``benchmark``'s galleries; ``train``, a training run (its shards are segments
+    of its optimisation steps)."""
     if stage == "embed":
         return _embed_job(config, name, entry)
     if stage == "generate":
@@ -103,6 +108,8 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         return _llm_negatives_job(config, name)
     if stage == "pairs":
         return _pairs_job(config, name, entry)
+    if stage == "train":
+        return _train_job(config, name)
     if stage == "embed_images":
         if imageset is None:
             raise ValueError("stage 'embed_images' needs the image set")
@@ -195,3 +202,18 @@ def _embed_images_job(config: dict[str, Any], model: str, imageset: str,
     _, scale = _entry_scale(config, model, entry)
     return _per_item_job(config, "embed_images", model, imageset_images(config, imageset),
                          "embed_image", scale)
+
+
+def _train_job(config: dict[str, Any], run_name: str) -> StageJob:
+    from vlcomp.config import expand_runs
+
+    run = expand_runs(config)[run_name]
+    if "world" in config:
+        scale = "world"
+    elif "init_model" in run:
+        _, scale = _entry_scale(config, run["init_model"], None)
+    else:
+        scale = "base"
+    rows = train_rows(config, run) * int(run["epochs"])
+    return _per_item_job(config, "train", run_name, rows,
+                         "train_" + run.get("objective", "clip"), scale)

@@ -175,3 +175,33 @@ def imageset_images(config: dict[str, Any], imageset: str) -> int:
         return generation_prompts(config, name) * int(spec.get("images_per_prompt", 1))
     collection = config.get("datasets", {}).get(name, {}).get("collection", name)
     return RELEASED_IMAGES.get(collection, {}).get(split, 0)
+
+
+# training rows of BiVLC's released TROHN sets (train splits; an epoch is a pass over them)
+RELEASED_TRAIN_ROWS = {
+    "trohn_text": 2_922_276,  # imirandam/TROHN-Text train
+    "trohn_img": 236_856,  # imirandam/TROHN-Img train: 80 % of 296,070 instances
+}
+CAPTION_SPLIT_TRAIN = 0.8  # CLIP_COCO: 80 % of the train captions (val_split: bivlc_captions)
+
+
+def train_rows(config: dict[str, Any], run: dict[str, Any]) -> int:
+    """Rows one epoch of a training run passes over, expected: BiVLC's released TROHN rows,
+    CLIP_COCO's caption rows, a generated set's instances, else the train split's images."""
+    from vlcomp.config import released_rows
+
+    data = run.get("dataset", "world")
+    release = released_rows(config, run)
+    if "world" in config:
+        train = int(config["world"]["splits"]["train"])
+        if "generated" in run:
+            return round(WORLD_PROMPTS_PER_IMAGE["trohn_img"][1] * train)
+        return train
+    if release is not None:
+        return RELEASED_TRAIN_ROWS[release]
+    if run.get("val_split") == "bivlc_captions":
+        return round(CAPTION_SPLIT_TRAIN * dataset_captions(config, data, "train"))
+    if "generated" in run:
+        return generation_prompts(config, run["generated"])
+    collection = config.get("datasets", {}).get(data, {}).get("collection", data)
+    return RELEASED_IMAGES.get(collection, {}).get("train", 0)

@@ -7,10 +7,9 @@ import math
 import os
 import sys
 import time
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,15 @@ from vlcomp.models.world_clip import image_layout
 from vlcomp.train.batches import BatchComposer
 from vlcomp.train.image_bank import FileImages, as_pixels, concat_pixels
 from vlcomp.train.losses import hard_negative_text_loss
+from vlcomp.train.training_state import (
+    Checkpoint,
+    EpochProgress,
+    restore_training_state,
+    save_training_state,
+    segment_start_state,
+    segment_steps,
+    usable_resume_state,
+)
 
 Tokenizer = Callable[[list[str]], torch.Tensor]
 MAX_LOGIT_SCALE = math.log(100)
@@ -55,6 +63,7 @@ class TrainResult:
 
     rows: list[dict[str, Any]]
     best_epoch: int
+    finished: bool = True  # False: a segment that handed over to the next
 
 
 def best_epoch(rows: Sequence[dict[str, Any]], key: str = "val_mean_r1") -> int:
@@ -127,9 +136,10 @@ def tokenize_captions(
     return tokens, offsets, counts
 
 
-def _epoch_batches(n: int, batch_size: int, rng: np.random.Generator) -> list[np.ndarray]:
-    order = rng.permutation(n)
-    batches = [order[s : s + batch_size] for s in range(0, n, batch_size)]
+def _cut_batches(order: np.ndarray, batch_size: int) -> list[np.ndarray]:
+    """An epoch's batches: its permutation cut into ``batch_size`` blocks (a trailing block
+    of one sample is dropped)."""
+    batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
     return [b for b in batches if len(b) >= 2]
 
 
@@ -175,58 +185,6 @@ def write_log_csv(path: str | os.PathLike, rows: list[dict[str, Any]], columns: 
         writer.writerows(rows)
 
 
-def save_training_state(
-    path: str | os.PathLike,
-    model: Any,
-    optimizer: torch.optim.Optimizer,
-    rng: np.random.Generator,
-    cfg: TrainConfig,
-    epoch: int,
-    step: int,
-    rows: list[dict[str, Any]],
-) -> None:
-    """Everything needed to continue training after ``epoch``, written atomically."""
-    state = {
-        "epoch": epoch,
-        "step": step,
-        "rows": rows,
-        "config": asdict(cfg),
-        "model": model.state_dict(),
-        "optimizer": optimizer.state_dict(),
-        "numpy_rng": rng.bit_generator.state,
-        "torch_rng": torch.get_rng_state(),
-    }
-    with atomic_path(path) as tmp:
-        torch.save(state, tmp)
-
-
-def load_training_state(
-    path: str | os.PathLike,
-    model: Any,
-    optimizer: torch.optim.Optimizer,
-    rng: np.random.Generator,
-    cfg: TrainConfig,
-) -> dict[str, Any] | None:
-    """Restore a state written by `save_training_state` into model, optimizer and rng.
-
-    Returns None (and changes nothing) when the state belongs to another configuration.
-    """
-    state = torch.load(path, map_location="cpu", weights_only=True)
-    saved = {k: v for k, v in state["config"].items() if k != "threads"}
-    wanted = {k: v for k, v in asdict(cfg).items() if k != "threads"}
-    if saved != wanted:
-        warnings.warn(
-            f"{path}: training state is for another configuration ({saved}); starting over",
-            stacklevel=2,
-        )
-        return None
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    rng.bit_generator.state = state["numpy_rng"]
-    torch.set_rng_state(state["torch_rng"])
-    return state
-
-
 def _autocast(device: torch.device, enabled: bool):
     """bfloat16 autocast on CUDA (no loss scaling needed); a no-op elsewhere."""
     return torch.autocast("cuda", dtype=torch.bfloat16, enabled=enabled and device.type == "cuda")
@@ -257,6 +215,11 @@ def train_clip(
     negative_images: Sequence[Sequence[Sequence[int]]] | None = None,
     generated_images: np.ndarray | None = None,
     validate: Callable[[Any], dict[str, float]] | None = None,
+    segment: tuple[int, int] = (0, 1),
+    start_state: str | os.PathLike | None = None,
+    state_out: str | os.PathLike | None = None,
+    origin: str | None = None,
+    checkpoint_seconds: float | None = None,
 ) -> TrainResult:
     """Train `model` in place with the objective ``cfg.objective`` (see `vlcomp.train.batches`).
 
@@ -269,15 +232,20 @@ def train_clip(
     negative: its row in ``generated_images``) ``trohn_img``. An epoch iterates over
     ``images``; generated images only enter as partners of their negative captions.
 
-    With `epoch_dir`, each epoch's weights go to ``epoch{n:03d}.pt`` there, and at the end
-    the model is loaded with the best epoch's weights (highest mean validation R@1; see
-    `best_epoch`). With `resume_path`, the full training state (weights, optimizer, random
-    generators, log) is written there atomically after every epoch; when the file exists at
-    the start, training continues from it, so a run killed at any point and rerun ends with
-    the same weights as an uninterrupted one on CPU. ``validate`` (called with the model
-    after each epoch, returning ``val_*`` columns) replaces validation R@1, e.g. BiVLC's
-    accuracy (`vlcomp.train.bivlc_validation`); ``cfg.selection`` names the column that
-    picks the best epoch.
+    After the last epoch the model holds the best epoch's weights (highest ``cfg.selection``
+    column, the earliest on ties; see `best_epoch`); with `epoch_dir` each epoch's weights
+    also go to ``epoch{n:03d}.pt`` there. ``validate`` (called with the model after each
+    epoch, returning ``val_*`` columns) replaces validation R@1, e.g. BiVLC's accuracy
+    (`vlcomp.train.bivlc_validation`).
+
+    ``segment`` ``(index, count)`` trains only that block of the run's optimisation steps
+    (`vlcomp.train.training_state.segment_steps`), starting from ``start_state`` (the state
+    the previous segment wrote to its ``state_out``); a segment other than the last writes
+    its end state to ``state_out`` and returns with ``finished`` False. With `resume_path`,
+    the full state is written there after every epoch (and every ``checkpoint_seconds``
+    inside one); a job that finds it there at the start (same configuration and ``origin``,
+    a step inside its segment) continues from it. On CPU a run cut into segments, or killed
+    and rerun, ends with the same weights as one unbroken run.
 
     Each epoch pairs every image with one of its captions, drawn (like the batch order and
     every hard example) by a numpy Generator seeded with `cfg.seed`. No augmentation (flips
@@ -289,7 +257,7 @@ def train_clip(
         raise ValueError(f"{len(images)} images but {len(captions)} caption lists")
     has_val = val_images is not None and val_captions is not None and validate is None
     columns = LOG_COLUMNS + (VAL_COLUMNS if has_val else [])
-    rows: list[dict[str, Any]] = []
+    index, count = segment
     with deterministic_cpu(cfg.threads):
         torch.manual_seed(cfg.seed)
         rng = np.random.default_rng(cfg.seed)
@@ -307,24 +275,44 @@ def train_clip(
             val_tokens = tokenizer([caps[0] for caps in val_captions])
         optimizer = make_optimizer(model, cfg)
         total = cfg.epochs * steps_per_epoch(len(images), cfg.batch_size)
-        step, first_epoch, lr = 0, 1, cfg.lr
-        if resume_path is not None and Path(resume_path).exists():
-            state = load_training_state(resume_path, model, optimizer, rng, cfg)
-            if state is not None:
-                step, first_epoch, rows = state["step"], state["epoch"] + 1, state["rows"]
-                lr = rows[-1]["lr"] if rows else cfg.lr
-        for epoch in range(first_epoch, cfg.epochs + 1):
+        start_step, stop_step = segment_steps(total, segment)
+        if index < count - 1 and state_out is None:
+            raise ValueError(f"segment {index}-of-{count} needs a state_out to hand over")
+        state = usable_resume_state(resume_path, cfg, origin, (start_step, stop_step)
+                                    ) if resume_path is not None else None
+        if state is None and start_state is not None:
+            state = segment_start_state(start_state, cfg, start_step)
+        if state is None and start_step > 0:
+            raise ValueError(f"segment {index}-of-{count} starts at step {start_step}: it "
+                             "needs the previous segment's state (start_state)")
+        at = Checkpoint()
+        if state is not None:
+            at = restore_training_state(state, model, optimizer, rng)
+
+        def save(path: str | os.PathLike) -> None:
+            save_training_state(path, model, optimizer, rng, cfg, at, origin)
+
+        lr = at.rows[-1]["lr"] if at.rows else cfg.lr
+        last_save = time.perf_counter()
+        for epoch in range(at.epoch + 1, cfg.epochs + 1):
+            if at.progress is None:
+                if at.step >= stop_step:
+                    break  # the segment ends on an epoch boundary
+                chosen = offsets + rng.integers(0, counts)
+                at.progress = EpochProgress(epoch, chosen, rng.permutation(len(images)))
+            progress = at.progress
+            batches = _cut_batches(progress.order, cfg.batch_size)
             start = time.perf_counter()
             model.train()
-            chosen = offsets + rng.integers(0, counts)
-            losses, samples = [], 0
-            batches = _epoch_batches(len(images), cfg.batch_size, rng)
-            bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", file=sys.stderr, leave=False)
-            for batch in bar:
-                lr = cosine_lr(step, total, cfg.warmup_steps, cfg.lr)
+            bar = tqdm(total=len(batches), initial=progress.next_batch,
+                       desc=f"epoch {epoch}/{cfg.epochs}", file=sys.stderr, leave=False)
+            for batch in batches[progress.next_batch:]:
+                if at.step >= stop_step:
+                    break
+                lr = cosine_lr(at.step, total, cfg.warmup_steps, cfg.lr)
                 for group in optimizer.param_groups:
                     group["lr"] = lr
-                rows_ = composer.step(batch, chosen, rng)
+                rows_ = composer.step(batch, progress.chosen, rng)
                 with _autocast(device, cfg.amp):
                     batch_pixels = pixels[torch.from_numpy(rows_.images)].to(device)
                     img_f = model.encode_image(
@@ -348,37 +336,58 @@ def train_clip(
                 optimizer.step()
                 with torch.no_grad():
                     model.logit_scale.clamp_(0, MAX_LOGIT_SCALE)
-                losses.append(loss.item())
-                samples += len(batch)
-                bar.set_postfix(loss=f"{losses[-1]:.3f}", refresh=False)
-                step += 1
-            train_seconds = time.perf_counter() - start
+                progress.losses.append(loss.item())
+                progress.samples += len(batch)
+                progress.next_batch += 1
+                progress.lr = lr
+                at.step += 1
+                bar.update()
+                bar.set_postfix(loss=f"{progress.losses[-1]:.3f}", refresh=False)
+                if (resume_path is not None and checkpoint_seconds is not None
+                        and time.perf_counter() - last_save >= checkpoint_seconds):
+                    progress.seconds += time.perf_counter() - start
+                    start = time.perf_counter()
+                    save(resume_path)
+                    last_save = time.perf_counter()
+            bar.close()
+            progress.seconds += time.perf_counter() - start
+            if progress.next_batch < len(batches):
+                break  # the segment ends inside this epoch
             row: dict[str, Any] = {
                 "epoch": epoch,
-                "train_loss": float(np.mean(losses)) if losses else float("nan"),
-                "lr": lr,
-                "samples_per_s": round(samples / train_seconds, 1),
+                "train_loss": float(np.mean(progress.losses)) if progress.losses
+                else float("nan"),
+                "lr": progress.lr if progress.losses else lr,
+                "samples_per_s": round(progress.samples / max(progress.seconds, 1e-9), 1),
             }
+            start = time.perf_counter()
             if has_val:
                 model.eval()
                 row.update(retrieval_r1(model, val_pixels, val_tokens))
             elif validate is not None:
                 model.eval()
                 row.update(validate(model))
-            row["seconds"] = round(time.perf_counter() - start, 3)
-            rows.append(row)
+            row["seconds"] = round(progress.seconds + time.perf_counter() - start, 3)
+            at.rows.append(row)
+            at.epoch, at.progress = epoch, None
+            if best_epoch(at.rows, cfg.selection) == epoch:
+                at.best_epoch = epoch
+                at.best_weights = {k: v.detach().cpu().clone()
+                                   for k, v in model.state_dict().items()}
             if epoch_dir is not None:
                 save_epoch_weights(epoch_dir, epoch, model)
             if resume_path is not None:
-                save_training_state(resume_path, model, optimizer, rng, cfg, epoch, step, rows)
-    final_epoch = int(rows[-1]["epoch"]) if rows else 0
-    if epoch_dir is not None and rows:
-        final_epoch = best_epoch(rows, cfg.selection)
-        if final_epoch != rows[-1]["epoch"]:
-            best = Path(epoch_dir) / EPOCH_FILE.format(epoch=final_epoch)
-            model.load_state_dict(torch.load(best, map_location=device, weights_only=True))
+                save(resume_path)
+                last_save = time.perf_counter()
+        if index < count - 1:
+            save(state_out)
+            return TrainResult(rows=at.rows, best_epoch=at.best_epoch, finished=False)
+    final_epoch = int(at.rows[-1]["epoch"]) if at.rows else 0
+    if at.rows and at.best_epoch != final_epoch and at.best_weights is not None:
+        model.load_state_dict(at.best_weights)
+        final_epoch = at.best_epoch
     model.eval()
     if log_path is not None:
-        extra = [k for k in (rows[0] if rows else {}) if k not in columns]
-        write_log_csv(log_path, rows, columns + extra)
-    return TrainResult(rows=rows, best_epoch=final_epoch)
+        extra = [k for k in (at.rows[0] if at.rows else {}) if k not in columns]
+        write_log_csv(log_path, at.rows, columns + extra)
+    return TrainResult(rows=at.rows, best_epoch=final_epoch)
