@@ -819,7 +819,10 @@ def train_segment_inputs(wildcards):
 def train_resources(wildcards) -> dict:
     """A train segment's runtime (estimate) and memory (the run's ``mem_mb``, else estimate)."""
     job = TRAIN_JOBS[wildcards.run]
-    return {"runtime": job.runtime, "mem_mb": RUNS[wildcards.run].get("mem_mb", job.mem_mb)}
+    return {
+        "runtime": job.runtime,
+        "mem_mb": RUNS[wildcards.run].get("mem_mb", job.mem_mb),
+    }
 
 
 def benchmark_image_embeddings(wildcards):
