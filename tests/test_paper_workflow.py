@@ -53,7 +53,9 @@ PAPER_JOBS = {
     # x 25,010 pairs) in 6 (base) or 9 (large), Flickr30k's in 1; 15 choice benchmarks:
     # 17 x 15 score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
     "embed_model": 17, "score_pairs": 5, "score_pairs_only": 2,
-    "score_generative_choice": 5, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
+    "score_generative_choice": 4, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
+    # BLIP-2 FLAN-T5's choice pairs and priors (~16M LLM passes, ~45 A100-hours) in 8 shards
+    "score_generative_choice_shard": 8, "score_generative_choice_gather": 1,
     "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 180,
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
     # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries

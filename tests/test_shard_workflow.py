@@ -221,3 +221,32 @@ def test_a_run_trained_in_segments_equals_one_job_on_the_tiny_run(tiny_run, tmp_
     assert pd.read_csv(checkpoints / "train_log.csv")[columns].equals(
         pd.read_csv(out / "log.csv")[columns])
     assert (checkpoints / "val.json").read_text() == (out / "val.json").read_text()
+
+
+def test_sharded_choice_pairs_equal_one_jobs_on_the_real_format_run(real_run, tmp_path):
+    """BLIP-2 FLAN-T5's choice pairs and text priors ran in 3 shards (tests/paper_run.py);
+    rule score_generative_choice, run as one job on a copy of the run, writes the same
+    files byte for byte."""
+    work, config_file = real_run
+    logs = sorted((work / "logs" / "score_pairs" / "blip2_t5" / "choice").glob("*.log"))
+    assert [p.stem for p in logs] == ["0-of-3", "1-of-3", "2-of-3"]
+    spans = [re.search(r"chunks (\d+):(\d+) of (\d+) .*calls (\d+):(\d+) of (\d+)",
+                       p.read_text()).groups() for p in logs]
+    assert sum(int(s[1]) > int(s[0]) for s in spans) >= 2, spans  # pairs really split
+    assert sum(int(s[4]) > int(s[3]) for s in spans) >= 2, spans  # and prior calls
+    copy = tmp_path / "work"
+    shutil.copytree(work, copy, symlinks=True)
+    outputs = sorted(p.relative_to(work) for folder in ("scores", "priors")
+                     for p in (work / "results" / folder / "blip2_t5").glob("*.*"))
+    assert len(outputs) > 10 and any(p.name == "prior_images.json" for p in outputs)
+    for path in outputs:
+        (copy / path).unlink()
+    config = yaml.safe_load(Path(config_file).read_text())
+    config["shards"]["counts"]["pairs"] = {"blip2_t5": 1}
+    one_job = tmp_path / "one_job.yaml"
+    one_job.write_text(yaml.safe_dump(config))
+    done = snakemake(*map(str, outputs), "--cores", "2", "--configfile", str(one_job),
+                     "--allowed-rules", "score_generative_choice", cwd=copy)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for path in outputs:
+        assert (copy / path).read_bytes() == (work / path).read_bytes(), path

@@ -10,6 +10,8 @@ an unsharded job's: outputs never depend on the sharding.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -69,3 +71,22 @@ def check_complete(blocks: Sequence[slice], n_items: int) -> None:
         position = block.stop
     if position != n_items:
         raise ValueError(f"the shards cover {position} of {n_items} items")
+
+
+def weighted_block(weights: Sequence[float], shard: str | tuple[int, int]) -> slice:
+    """One shard's contiguous block of items of unequal cost: shard ``i`` of ``n`` ends at
+    the first item where the running total of ``weights`` reaches ``(i + 1) / n`` of the
+    whole, so the blocks tile the items and each carries about a ``1 / n`` share."""
+    index, count = parse_shard(shard) if isinstance(shard, str) else shard
+    total = math.fsum(weights)
+    running = list(itertools.accumulate(float(w) for w in weights))
+
+    def boundary(k: int) -> int:
+        if k <= 0:
+            return 0
+        if k >= count:
+            return len(running)
+        return bisect.bisect_left(running, total * k / count) + 1
+
+    start, stop = boundary(index), boundary(index + 1)
+    return slice(min(start, len(running)), min(stop, len(running)))

@@ -406,6 +406,13 @@ SHARDED_RETRIEVAL_MODELS = [
     for m in GENERATIVE_RETRIEVAL_MODELS
     if any(RETRIEVAL_JOBS[(m, b)].shards > 1 for b in RETRIEVAL_BENCHMARKS)
 ]
+# captioners whose choice pairs and priors run in shards (rules score_generative_choice_shard
+# and _gather): those scoring no gallery in that job, when it is long (BLIP-2 FLAN-T5)
+SHARDED_CHOICE_MODELS = [
+    m
+    for m in GENERATIVE_CHOICE_MODELS + SHARDED_RETRIEVAL_MODELS
+    if PAIR_JOBS[m].shards > 1
+]
 ORDER_BENCHMARK_PATTERN = union(ORDER_BENCHMARKS)
 CHOICE_BENCHMARKS = [
     b for b, kind in BENCHMARK_KIND.items() if kind not in ("retrieval", "robustness")

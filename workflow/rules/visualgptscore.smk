@@ -136,9 +136,113 @@ use rule score_generative as score_generative_choice with:
     benchmark:
         "benchmarks/score_generative_choice/{model}.tsv"
     wildcard_constraints:
-        model=union(GENERATIVE_CHOICE_MODELS + SHARDED_RETRIEVAL_MODELS),
+        model=union(
+            m
+            for m in GENERATIVE_CHOICE_MODELS + SHARDED_RETRIEVAL_MODELS
+            if m not in SHARDED_CHOICE_MODELS
+        ),
     params:
         retrieval=[],
+
+
+# A captioner's choice pairs and text priors in shards: each scores a block of the whole
+# picture chunks and a block of the null prior's calls, the model loaded once; the gather
+# writes the files score_generative_choice writes, byte for byte.
+rule score_generative_choice_shard:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
+        ),
+        train_images=(
+            f"results/imagesets/{PRIOR_TRAIN_IMAGES['dataset']}_train.parquet"
+            if PRIOR_TRAIN_IMAGES
+            else []
+        ),
+        model=model_inputs,
+    output:
+        "results/scores/{model}/shards/choice/{shard}.npz",
+    log:
+        "logs/score_pairs/{model}/choice/{shard}.log",
+    benchmark:
+        "benchmarks/score_generative_choice_shard/{model}/{shard}.tsv"
+    wildcard_constraints:
+        model=union(SHARDED_CHOICE_MODELS),
+        shard=SHARD_PATTERN,
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
+        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        choice=CHOICE_BENCHMARKS,
+        alpha=ALPHA_BENCHMARKS,
+        null=NULL_IMAGES,
+        train_images=PRIOR_TRAIN_IMAGES,
+        batch_size=config["embed"].get("pair_batch_size", 64),
+        image_batch=config["embed"].get("batch_size", 256),
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=config["compute"].get("autocast", "none"),
+    script:
+        "../scripts/score_generative_choice_shard.py"
+
+
+rule score_generative_choice_gather:
+    input:
+        benchmarks=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet", imageset=CHOICE_IMAGESETS
+        ),
+        train_images=(
+            f"results/imagesets/{PRIOR_TRAIN_IMAGES['dataset']}_train.parquet"
+            if PRIOR_TRAIN_IMAGES
+            else []
+        ),
+        llm_priors=expand("results/text_priors/{lm}.parquet", lm=TEXT_PRIORS),
+        shards=lambda wc: expand(
+            "results/scores/{model}/shards/choice/{shard}.npz",
+            model=wc.model,
+            shard=shard_names(PAIR_JOBS[wc.model].shards),
+        ),
+    output:
+        scores=expand(
+            "results/scores/{{model}}/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        priors=expand(
+            "results/priors/{{model}}/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
+        ),
+        prior_images=(
+            ["results/priors/{model}/prior_images.json"] if ALPHA_BENCHMARKS else []
+        ),
+    log:
+        "logs/score_pairs/{model}.log",
+    benchmark:
+        "benchmarks/score_generative_choice_gather/{model}.tsv"
+    wildcard_constraints:
+        model=union(SHARDED_CHOICE_MODELS),
+    conda:
+        "../../envs/torch.yaml"  # the pair plan comes with the pair-scoring modules
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    params:
+        choice=CHOICE_BENCHMARKS,
+        alpha=ALPHA_BENCHMARKS,
+        null=NULL_IMAGES,
+        train_images=PRIOR_TRAIN_IMAGES,
+        llm=list(TEXT_PRIORS),
+        image_batch=config["embed"].get("batch_size", 256),
+    script:
+        "../scripts/score_generative_choice_gather.py"
 
 
 # A captioner's log P(t|i) over one retrieval benchmark's galleries in shards: each scores a

@@ -20,22 +20,22 @@ Outputs: ``scores`` (one per choice benchmark); optional ``priors`` (one per par
 
 from pathlib import Path
 
-from vlcomp.io import read_parquet, write_json, write_npz, write_parquet
+from vlcomp.io import read_parquet, write_npz, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.embeddings import embed_text_sets, save_embeddings
-from vlcomp.score.pair_jobs import (
-    benchmark_texts,
-    cosine_item_scores,
-    llm_prior_scores,
-    prior_table,
-    retrieval_galleries,
+from vlcomp.score.choice_job import (
+    ChoiceJob,
+    read_llm_priors,
+    score_null_prior,
+    write_choice_scores,
+    write_priors,
 )
-from vlcomp.score.pair_plan import PairPlan, score_plan
-from vlcomp.score.pairs import image_index, table_refs
+from vlcomp.score.embeddings import embed_text_sets, save_embeddings
+from vlcomp.score.pair_jobs import cosine_item_scores, retrieval_galleries
+from vlcomp.score.pair_plan import score_plan
+from vlcomp.score.pairs import table_refs
 from vlcomp.score.retrieval_files import SPLITS, retrieval_arrays
-from vlcomp.score.text_prior import null_counts, null_prior_matrix, sample_image_ids
 
 
 def named(namespace, name):
@@ -47,17 +47,12 @@ with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
-    tables = [read_parquet(path) for path in inp.imagesets]
-    images = image_index(tables)
-    plan = PairPlan()
     choice = {name: read_parquet(path) for name, path in
               zip(p.choice, inp.benchmarks, strict=True)}
     cosine = dict(getattr(p, "cosine", None) or {})
-    for name, items in choice.items():
-        if name not in cosine:
-            plan.add_items(items, images)
-        log.info("%s: %d items (%s)", name, len(items),
-                 "cosine of embeddings" if name in cosine else "pair scores")
+    job = ChoiceJob.plan_items(choice, [read_parquet(path) for path in inp.imagesets],
+                               named(p, "alpha"), cosine)
+    plan = job.plan
     galleries = {}
     for name, *files in zip(named(p, "retrieval"), named(inp, "galleries"),
                             named(inp, "queries"), named(inp, "test_images"),
@@ -70,17 +65,9 @@ with job_log(snakemake.log[0]) as log:
                 plan.want(ref, g.texts)
             log.info("%s %s gallery: %d images, %d texts", name, split, len(g.refs),
                      len(g.texts))
-    union = sorted({t for b in named(p, "alpha") for t in benchmark_texts(choice[b])})
-    train, train_refs, train_ids = getattr(p, "train_images", None), [], []
+    train = getattr(p, "train_images", None)
     if named(out, "priors") and train:
-        pool = read_parquet(inp.train_images)
-        train_ids = sample_image_ids(pool.image_id, train["n"], train["seed"])
-        pool_index = {str(k): v for k, v in image_index([pool]).items()}
-        train_refs = [pool_index[i] for i in train_ids]
-        for ref in train_refs:
-            plan.want(ref, union)
-        log.info("prior: %d training images (seed %d): %s", len(train_ids), train["seed"],
-                 train_ids)
+        job.add_train_priors(read_parquet(inp.train_images), train["n"], train["seed"])
     embed_tables = [read_parquet(path) for path in named(inp, "embed_imagesets")]
     for table in embed_tables:
         for ref in table_refs(table):
@@ -88,36 +75,15 @@ with job_log(snakemake.log[0]) as log:
     scored = score_plan(scorer, plan, batch_size=p.batch_size, image_batch=p.image_batch,
                         options=getattr(p, "pair_options", None))
     score_paths = dict(zip(p.choice, out.scores, strict=True))
-    for name, path in score_paths.items():
-        if name not in cosine:
-            write_parquet(scored.item_scores(choice[name], images), path)
+    write_choice_scores(job, scored, score_paths)
     for name, path in zip(named(p, "retrieval"), named(out, "retrieval"), strict=True):
         g = galleries[name]
         write_npz(retrieval_arrays(g, {s: scored.matrix(g[s].refs, g[s].texts)
                                        for s in SPLITS}), path)
     if named(out, "priors"):
-        null = p.null
-        n_for = null_counts(null, p.alpha)
-        states = scorer.null_image_states(max(n_for.values()), mean=null["mean"],
-                                          std=null["std"], seed=null["seed"],
-                                          space=null["space"])
-        null_matrix = null_prior_matrix(scorer, states, union, {
-            b: benchmark_texts(choice[b]) for b in p.alpha}, n_for, p.batch_size)
-        train_matrix = scored.matrix(train_refs, union).T if train_refs else None
-        llm_paths = dict(zip(named(p, "llm"), named(inp, "llm_priors"), strict=True))
-        llm_scores = llm_prior_scores({n: read_parquet(f) for n, f in llm_paths.items()},
-                                      union, llm_paths)
-        if llm_scores:
-            log.info("and the text-only LM priors %s", sorted(llm_scores))
-        for name, path in zip(p.alpha, out.priors, strict=True):
-            write_parquet(prior_table(benchmark_texts(choice[name]), union,
-                                      null_matrix[:, : n_for[name]], train_matrix, llm_scores),
-                          path)
-        write_json({"null": {**null, "n_by_benchmark": n_for, "encoded": len(states)},
-                    "train_images": train_ids, "train_paths": [r.path for r in train_refs],
-                    "texts": len(union)}, named(out, "prior_images")[0])
-        log.info("priors of %d texts: null images per benchmark %s (%s)", len(union), n_for,
-                 null)
+        write_priors(job, p.null, score_null_prior(scorer, job, p.null, p.batch_size), scored,
+                     read_llm_priors(named(p, "llm"), named(inp, "llm_priors"), job.union),
+                     out.priors, named(out, "prior_images")[0])
     if named(out, "images"):
         for table, npy, ids in zip(embed_tables, out.images, out.image_ids, strict=True):
             save_embeddings(scored.embedding(table_refs(table)), table.image_id.tolist(), Path(npy),

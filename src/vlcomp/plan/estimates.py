@@ -40,6 +40,8 @@ STAGE_RULES = {
     "score_pairs_only": ("pairs", "model"),
     "score_generative": ("pairs", "model"),
     "score_generative_choice": ("pairs", "model"),
+    "score_generative_choice_shard": ("pairs", "model"),
+    "score_generative_choice_gather": ("pairs", "model"),
     "embed_images": ("embed_images", "model"),
     "sugarcrepe_negatives_gather": ("llm_negatives", "dataset"),
     "train_clip": ("train", "run"),
@@ -59,8 +61,9 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("pairs", "xl"): 32000, ("embed_images", "world"): 4000,
              ("embed_images", "base"): 16000, ("embed_images", "large"): 32000,
              ("train", "world"): 4000, ("train", "base"): 32000, ("train", "large"): 64000}
-# unsharded stages: one job whatever its hours (their requests still follow the estimate)
-WHOLE_STAGES = ("pairs", "embed_images")
+# unsharded stages: one job whatever its hours (their requests still follow the estimate);
+# a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
+WHOLE_STAGES = ("embed_images",)
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 NULL_IMAGES = 10  # VisualGPTScore's Monte Carlo null images a text (visualgptscore.null_images)
 
@@ -122,8 +125,9 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
 
 
 def _job(config: dict[str, Any], stage: str, name: str, items: int, hours: float,
-         device: str, scale: str) -> StageJob:
-    shards = 1 if stage in WHOLE_STAGES else stage_shards(config, stage, name, hours)
+         device: str, scale: str, shardable: bool = True) -> StageJob:
+    whole = stage in WHOLE_STAGES or not shardable
+    shards = 1 if whole else stage_shards(config, stage, name, hours)
     if scale == "xl" and (stage, scale) not in MEMORY_MB:
         scale = "large"  # as `cost`: an LLM's towers are ViT-L-class
     return StageJob(stage, name, items, device, hours, shards, MEMORY_MB[(stage, scale)])
@@ -181,20 +185,24 @@ def _pairs_job(config: dict[str, Any], model: str, entry: dict[str, Any] | None)
     choice = [b for b, k in kinds.items() if k not in ("retrieval", "robustness")]
     scored = [b for b in choice if b in entry.get("pair_benchmarks", choice)]
     pairs = choice_pairs(config, scored)
+    shardable = False
     if is_captioner(entry):  # log P(t|null) of every text, and the retrieval galleries
         null = int(config.get("visualgptscore", {}).get("null_images", {}).get("n",
                                                                                 NULL_IMAGES))
         pairs += null * sum(benchmark_size(config, b).texts for b in choice)
         galleries = [b for b, k in kinds.items() if k == "retrieval"
                      ] if entry.get("retrieval", True) else []
-        if not any(stage_job(config, "retrieval", model, entry, b).shards > 1
-                   for b in galleries):
+        in_job = not any(stage_job(config, "retrieval", model, entry, b).shards > 1
+                         for b in galleries)
+        if in_job:
             pairs += sum(retrieval_pairs(config, b) for b in galleries)
+        # choice pairs and priors alone (rule score_generative_choice): sharded if long
+        shardable = not (galleries and in_job)
     each = cost("pair", scale)
     hours = pairs * each.seconds / 3600
     if has_embeddings(entry) and not is_captioner(entry):  # an ITM model also embeds
         hours += _embed_job(config, model, entry).hours
-    return _job(config, "pairs", model, pairs, hours, each.device, scale)
+    return _job(config, "pairs", model, pairs, hours, each.device, scale, shardable)
 
 
 def _embed_images_job(config: dict[str, Any], model: str, imageset: str,

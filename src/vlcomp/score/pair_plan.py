@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from vlcomp.score.embeddings import content_key, open_image
 from vlcomp.score.pairs import ImageRef, pair_method
+from vlcomp.shards import shard_block
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,20 @@ class PlanScores:
     values: np.ndarray
     embeddings: np.ndarray | None
 
+    @classmethod
+    def empty(cls, plan: PairPlan) -> PlanScores:
+        """Every pair of ``plan`` unscored (NaN): per picture its text indices, sorted."""
+        text_ids = [np.array(sorted(w), dtype=np.int64) for w in plan.wanted]
+        counts = np.array([len(t) for t in text_ids], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        flat = np.concatenate(text_ids) if text_ids else np.zeros(0, np.int64)
+        return cls(plan, offsets, flat, np.full(len(flat), np.nan), None)
+
+    def slots(self, pictures: Sequence[int]) -> np.ndarray:
+        """Positions in ``values`` of these pictures' pairs, picture after picture."""
+        spans = [np.arange(self.offsets[p], self.offsets[p + 1]) for p in pictures]
+        return np.concatenate(spans) if spans else np.zeros(0, np.int64)
+
     def scores(self, picture: int, texts: Sequence[str]) -> np.ndarray:
         """Scores of ``texts`` against one picture (KeyError for a pair not in the plan)."""
         start, end = self.offsets[picture], self.offsets[picture + 1]
@@ -194,11 +209,9 @@ def score_plan(scorer: Any, plan: PairPlan, *, batch_size: int = 64, image_batch
     stateful = states_api(scorer)
     if plan.embedded and not callable(getattr(scorer, "embed_image_states", None)):
         raise TypeError(f"{type(scorer).__name__} cannot embed from vision states")
-    text_ids = [np.array(sorted(w), dtype=np.int64) for w in plan.wanted]
-    counts = np.array([len(t) for t in text_ids], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    flat = np.concatenate(text_ids) if text_ids else np.zeros(0, np.int64)
-    values = np.full(len(flat), np.nan)
+    scored = PlanScores.empty(plan)
+    offsets, flat, values = scored.offsets, scored.text_ids, scored.values
+    counts = np.diff(offsets)
     embeddings: np.ndarray | None = None
     order = plan.needs_vision()
     log.info("%d pictures (by content), %d distinct pairs, %d distinct texts, %d to embed",
@@ -207,8 +220,8 @@ def score_plan(scorer: Any, plan: PairPlan, *, batch_size: int = 64, image_batch
     with tqdm(total=len(flat), desc=desc, unit="pair", mininterval=5) as bar:
         for chunk in picture_chunks(order, counts, chunk_pairs, image_batch):
             images = [open_image(plan.refs[p].path, plan.refs[p].box) for p in chunk]
-            texts = [plan.texts[t] for p in chunk for t in text_ids[p]]
-            slots = np.concatenate([np.arange(offsets[p], offsets[p + 1]) for p in chunk])
+            slots = scored.slots(chunk)
+            texts = [plan.texts[t] for t in flat[slots]]
             if stateful:
                 states = scorer.image_states(images, batch_size=image_batch)
                 index = torch.repeat_interleave(torch.arange(len(chunk)),
@@ -232,4 +245,18 @@ def score_plan(scorer: Any, plan: PairPlan, *, batch_size: int = 64, image_batch
                                  "pairs")
             values[slots] = scores
             bar.update(len(texts))
-    return PlanScores(plan, offsets, flat, values, embeddings)
+    scored.embeddings = embeddings
+    return scored
+
+
+def shard_plan(plan: PairPlan, shard: str, image_batch: int,
+               chunk_pairs: int = CHUNK_PAIRS) -> tuple[PairPlan, list[int], slice, int]:
+    """One shard's part of ``plan``: a block of the whole picture chunks `score_plan` would
+    score (`PairPlan.part`), so each picture sees the batches it sees in one job; returns the
+    part, its pictures (indices in ``plan``, in scoring order), the block of chunks and
+    their number."""
+    counts = np.array([len(w) for w in plan.wanted], dtype=np.int64)
+    chunks = picture_chunks(plan.needs_vision(), counts, chunk_pairs, image_batch)
+    block = shard_block(len(chunks), shard)
+    pictures = [p for chunk in chunks[block] for p in chunk]
+    return plan.part(pictures), pictures, block, len(chunks)

@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 
 from vlcomp.score.pair_jobs import Gallery
-from vlcomp.score.pair_plan import CHUNK_PAIRS, PairPlan, picture_chunks, score_plan
+from vlcomp.score.pair_plan import PairPlan, score_plan, shard_plan
 from vlcomp.score.retrieval_files import SPLITS
-from vlcomp.shards import shard_block
 
 
 def gallery_plan(galleries: Mapping[str, Gallery]) -> PairPlan:
@@ -30,18 +29,6 @@ def gallery_plan(galleries: Mapping[str, Gallery]) -> PairPlan:
     return plan
 
 
-def shard_plan(plan: PairPlan, shard: str, image_batch: int,
-               chunk_pairs: int = CHUNK_PAIRS) -> tuple[PairPlan, set[int], slice, int]:
-    """One shard's part of ``plan``: a block of its whole picture chunks (`PairPlan.part`);
-    returns the part, its pictures (indices in ``plan``), the block of chunks and their
-    number."""
-    counts = np.array([len(w) for w in plan.wanted], dtype=np.int64)
-    chunks = picture_chunks(plan.needs_vision(), counts, chunk_pairs, image_batch)
-    block = shard_block(len(chunks), shard)
-    pictures = [p for chunk in chunks[block] for p in chunk]
-    return plan.part(pictures), set(pictures), block, len(chunks)
-
-
 def score_retrieval_shard(scorer: Any, galleries: Mapping[str, Gallery], shard: str, *,
                           batch_size: int = 64, image_batch: int = 32,
                           options: Mapping[str, Any] | None = None) -> dict[str, np.ndarray]:
@@ -50,6 +37,7 @@ def score_retrieval_shard(scorer: Any, galleries: Mapping[str, Gallery], shard: 
     of chunks (``chunks_start``, ``chunks_stop``, ``chunks_total``)."""
     plan = gallery_plan(galleries)
     part, pictures, block, total = shard_plan(plan, shard, image_batch)
+    pictures = set(pictures)
     scored = score_plan(scorer, part, batch_size=batch_size, image_batch=image_batch,
                         options=options, desc=f"retrieval {shard}")
     out = {"chunks_start": np.int64(block.start), "chunks_stop": np.int64(block.stop),

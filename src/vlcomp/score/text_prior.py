@@ -10,6 +10,7 @@ training set. The n images are encoded once; every text is then scored against e
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -46,13 +47,15 @@ def gaussian_null_pixels(n: int, image_size: int, *, mean: float = 1.0, std: flo
 
 def log_prior_given_states(scorer: Any, states: torch.Tensor, texts: Sequence[str],
                            batch_size: int = 32, chunk: int = 2048,
-                           desc: str = "log P(t | prior images)") -> tuple[np.ndarray, np.ndarray]:
+                           desc: str = "log P(t | prior images)",
+                           progress: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """(log P(t) per text, log P(t | i_k) per text and image (n_texts, n_images)) from the
     vision states of n images, with the captioner's `log_likelihood_given_states`; ``chunk``
     texts at a time, with a progress bar."""
     n_images = int(states.shape[0])
     per_image = np.empty((len(texts), n_images), dtype=np.float64)
-    with tqdm(total=len(texts), desc=desc, unit="text", mininterval=5) as bar:
+    with tqdm(total=len(texts), desc=desc, unit="text", mininterval=5,
+              disable=not progress) as bar:
         for start in range(0, len(texts), chunk):
             part = list(texts[start : start + chunk])
             pair_texts = [t for t in part for _ in range(n_images)]
@@ -70,23 +73,74 @@ def null_counts(null: dict[str, Any], benchmarks: Sequence[str]) -> dict[str, in
     return {b: int(override.get(b, null["n"])) for b in benchmarks}
 
 
+PRIOR_CHUNK = 2048  # texts `log_prior_given_states` scores in one call
+
+
+@dataclass(frozen=True)
+class NullTask:
+    """One call of the null prior: up to `PRIOR_CHUNK` texts (rows of the union) scored
+    against the first ``images`` null images."""
+
+    images: int
+    rows: tuple[int, ...]
+
+    @property
+    def pairs(self) -> int:
+        return self.images * len(self.rows)
+
+
+def null_tasks(union: Sequence[str], texts: dict[str, Sequence[str]],
+               n_for: dict[str, int], chunk: int = PRIOR_CHUNK) -> list[NullTask]:
+    """The calls the null prior of ``union`` is made of: texts grouped by the most null
+    images any of their benchmarks uses, each group (in union order) cut into ``chunk``
+    texts. A task's numbers do not depend on which job computes it."""
+    need = dict.fromkeys(union, 0)
+    for name, items in texts.items():
+        for t in items:
+            need[t] = max(need[t], n_for[name])
+    row = {t: k for k, t in enumerate(union)}
+    tasks = []
+    for k in sorted(set(need.values()) - {0}):
+        group = [row[t] for t in union if need[t] == k]
+        tasks += [NullTask(k, tuple(group[s : s + chunk])) for s in range(0, len(group), chunk)]
+    return tasks
+
+
+def score_null_tasks(scorer: Any, states: torch.Tensor, union: Sequence[str],
+                     tasks: Sequence[NullTask], batch_size: int = 32) -> list[np.ndarray]:
+    """log P(t | null image j) of each task: (len(rows), images) arrays."""
+    out = []
+    with tqdm(total=sum(t.pairs for t in tasks), desc="log P(t | null images)", unit="pair",
+              mininterval=5) as bar:
+        for task in tasks:
+            part = [union[r] for r in task.rows]
+            _, per_image = log_prior_given_states(scorer, states[: task.images], part,
+                                                  batch_size, chunk=len(part) or 1,
+                                                  progress=False)
+            out.append(per_image)
+            bar.update(task.pairs)
+    return out
+
+
+def null_matrix_from_tasks(n_texts: int, n_images: int, tasks: Sequence[NullTask],
+                           results: Sequence[np.ndarray]) -> np.ndarray:
+    """The (n_texts, n_images) null prior matrix from its tasks' results; cells no
+    benchmark needs stay NaN."""
+    out = np.full((n_texts, n_images), np.nan)
+    for task, values in zip(tasks, results, strict=True):
+        out[list(task.rows), : task.images] = values
+    return out
+
+
 def null_prior_matrix(scorer: Any, states: torch.Tensor, union: Sequence[str],
                       texts: dict[str, Sequence[str]], n_for: dict[str, int],
                       batch_size: int = 32) -> np.ndarray:
     """log P(t | null image k) for every text of ``union`` (rows) and the first k images its
     benchmarks need (columns, up to len(states)); cells no benchmark needs stay NaN. A text
     of several benchmarks is scored once against the most images any of them uses."""
-    need = dict.fromkeys(union, 0)
-    for name, items in texts.items():
-        for t in items:
-            need[t] = max(need[t], n_for[name])
-    out = np.full((len(union), len(states)), np.nan)
-    row = {t: k for k, t in enumerate(union)}
-    for k in sorted(set(need.values()) - {0}):
-        group = [t for t in union if need[t] == k]
-        _, per_image = log_prior_given_states(scorer, states[:k], group, batch_size)
-        out[[row[t] for t in group], :k] = per_image
-    return out
+    tasks = null_tasks(union, texts, n_for)
+    results = score_null_tasks(scorer, states, union, tasks, batch_size)
+    return null_matrix_from_tasks(len(union), len(states), tasks, results)
 
 
 def sample_image_ids(image_ids: Sequence[str], n: int, seed: int) -> list[str]:
