@@ -179,7 +179,8 @@ def test_sharded_generation_equals_one_job_on_the_tiny_run(tiny_run, tmp_path):
         assert (tiny_run / ours).read_bytes() == Path(theirs).read_bytes(), ours
 
 
-def test_a_run_trained_in_segments_equals_one_job_on_the_tiny_run(tiny_run, tmp_path):
+def test_a_run_trained_in_segments_equals_one_job_on_the_tiny_run(tiny_run, tmp_path,
+                                                                 monkeypatch):
     """The tiny run trained world_clip in 3 segments (8 steps: two of them end inside an
     epoch); the same script run as one job here gives the same weights and losses."""
     import pandas as pd
@@ -200,6 +201,7 @@ def test_a_run_trained_in_segments_equals_one_job_on_the_tiny_run(tiny_run, tmp_
     checkpoints = tiny_run / "results" / "checkpoints" / "world_clip"
     assert not list(checkpoints.glob("segments/*.pt"))  # temporary hand-overs, gone
     assert not list(checkpoints.glob("resume/*.pt"))
+    monkeypatch.chdir(tiny_run)  # image paths are relative to the run's folder
     data = tiny_run / "results" / "data" / "world"
     out = tmp_path / "alone"
     with torch_threads(config["compute"]["threads"]):

@@ -20,8 +20,9 @@ rule generate_captions:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=120,  # 5,000 COCO test images, beam search 3, 16 new tokens at most
+        # 5,000 COCO test images, beam search 3, 20 new tokens at most
+        mem_mb=lambda wc: estimated_job("captions", wc.model).mem_mb,
+        runtime=lambda wc: estimated_job("captions", wc.model).runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
         decoding=CAPTION_DECODING,

@@ -1,3 +1,4 @@
+import functools
 import re
 import sys
 from pathlib import Path
@@ -821,6 +822,13 @@ def train_segment_inputs(wildcards):
             f"results/checkpoints/{wildcards.run}/segments/{index - 1}-of-{count}.pt"
         )
     return inputs
+
+
+@functools.cache
+def estimated_job(stage: str, name: str):
+    """The estimate of one job of an unsharded stage (vlcomp.plan.estimates.stage_job): its
+    ``runtime`` and ``mem_mb`` requests."""
+    return stage_job(config, stage, name)
 
 
 def train_resources(wildcards) -> dict:

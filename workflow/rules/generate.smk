@@ -168,8 +168,8 @@ if GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=GPUS,
-            mem_mb=16000,
-            runtime=240,
+            mem_mb=lambda wc: estimated_job("filter", wc.genset).mem_mb,
+            runtime=lambda wc: estimated_job("filter", wc.genset).runtime,
         params:
             filter=lambda wc: GENERATION[wc.genset].get("filter", {}),
             entry=lambda wc: filter_model_entry(wc.genset),
@@ -204,8 +204,8 @@ if DETECTORS:
         threads: config["compute"]["threads"]
         resources:
             gpu=GPUS,
-            mem_mb=32000,
-            runtime=480,
+            mem_mb=lambda wc: estimated_job("detectors", wc.model).mem_mb,
+            runtime=lambda wc: estimated_job("detectors", wc.model).runtime,
         params:
             options=DETECTORS,
             entry=lambda wc: model_entry(wc.model),

@@ -95,8 +95,8 @@ rule llm_prior:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=32000,  # FLAN-T5-XL (3B) in float32
-        runtime=240,
+        mem_mb=lambda wc: estimated_job("llm_prior", wc.lm).mem_mb,
+        runtime=lambda wc: estimated_job("llm_prior", wc.lm).runtime,
     params:
         entry=lambda wc: TEXT_PRIORS[wc.lm],
         threads=config["compute"]["threads"],

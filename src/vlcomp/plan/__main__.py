@@ -81,6 +81,11 @@ def format_plan(rows: list[dict]) -> str:
                      f"{r['cpu_h']:>9.1f} {r['longest_h']:>10.2f}  {r['basis']}")
     longest = max((r["longest_h"] for r in rows), default=0.0)
     gpu, cpu = sum(r["gpu_h"] for r in rows), sum(r["cpu_h"] for r in rows)
+    gpu_rows = [r for r in rows if r["gpu_h"]]
+    if gpu_rows:
+        top = max(gpu_rows, key=lambda r: r["longest_h"])
+        lines.append(f"longest GPU job: {top['longest_h']:.1f} h ({top['rule']}, "
+                     f"{top['basis']})")
     lines.append(f"longest job: {longest:.1f} h; total: {gpu:.1f} GPU-h, {cpu:.1f} CPU-h")
     return "\n".join(lines)
 

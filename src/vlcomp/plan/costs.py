@@ -100,6 +100,19 @@ COSTS.update({
     ("train_trohn_img", "world"): Cost(0.0099, "cpu", TRAIN_WORLD + ": trohn_img, 101 rows/s"),
 })
 
+COSTS.update({
+    # llm_text: one text's log P_LLM(t) by a text-only LM (VisualGPTScore Table 2a)
+    ("llm_text", "base"): Cost(0.0005, "gpu", "estimate: BART-base (140M) over ~20 tokens, "
+                               "batched, on an A100"),
+    ("llm_text", "xl"): Cost(0.005, "gpu", "estimate: FLAN-T5-XL / OPT-2.7B (~3B) over ~20 "
+                             "tokens, ~120 GFLOP a text, at ~25 TFLOP/s effective on an A100"),
+    # caption_image: one test image captioned by BLIP's decoding (beam 3, <= 20 tokens)
+    ("caption_image", "world"): Cost(0.016, "cpu", MEASURED + " (80 images, 1.3 s)"),
+    ("caption_image", "base"): Cost(0.05, "gpu", "estimate: 3 beams x 20 steps of BLIP's "
+                                    "decoder with cross-attention, batches of 32, on an A100"),
+    ("caption_image", "large"): Cost(0.08, "gpu", "estimate: as base, ViT-L vision tower"),
+})
+
 # model families and architectures whose towers cost about a ViT-L/14's
 LARGE_MARKERS = ("L-14", "L14", "large", "flava", "blip2", "vit-g", "xvlm", "AltCLIP")
 

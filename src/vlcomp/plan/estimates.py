@@ -46,6 +46,10 @@ STAGE_RULES = {
     "sugarcrepe_negatives_gather": ("llm_negatives", "dataset"),
     "train_clip": ("train", "run"),
     "train_clip_segment": ("train", "run"),
+    "llm_prior": ("llm_prior", "lm"),
+    "generate_captions": ("captions", "model"),
+    "filter_generated": ("filter", "genset"),
+    "train_detectors": ("detectors", "model"),
 }
 
 # what a request adds to the estimate: model loading and start-up, and a safety factor
@@ -60,10 +64,16 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("pairs", "world"): 4000, ("pairs", "base"): 16000, ("pairs", "large"): 16000,
              ("pairs", "xl"): 32000, ("embed_images", "world"): 4000,
              ("embed_images", "base"): 16000, ("embed_images", "large"): 32000,
-             ("train", "world"): 4000, ("train", "base"): 32000, ("train", "large"): 64000}
+             ("train", "world"): 4000, ("train", "base"): 32000, ("train", "large"): 64000,
+             ("llm_prior", "world"): 4000, ("llm_prior", "base"): 16000,
+             ("llm_prior", "xl"): 32000, ("captions", "world"): 4000,
+             ("captions", "base"): 16000, ("captions", "large"): 16000,
+             ("filter", "world"): 4000, ("filter", "base"): 16000, ("filter", "large"): 32000,
+             ("detectors", "world"): 4000, ("detectors", "base"): 32000,
+             ("detectors", "large"): 32000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate);
 # a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
-WHOLE_STAGES = ("embed_images",)
+WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 NULL_IMAGES = 10  # VisualGPTScore's Monte Carlo null images a text (visualgptscore.null_images)
 
@@ -102,7 +112,10 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
     galleries unless they are sharded); ``embed_images``, a model's embeddings of one
     ``imageset`` embedded on its own; ``retrieval``, a generative model's log P(t|i) over a
     retrieval ``benchmark``'s galleries; ``train``, a training run (its shards are segments
-    of its optimisation steps)."""
+    of its optimisation steps); ``llm_prior``, a text-only LM's log P(t) of the prior texts;
+    ``captions``, a captioner's test captions (BISON Tables 4 / 6); ``filter``, a generated
+    set's candidates scored by its filter model; ``detectors``, BiVLC's natural-vs-synthetic
+    detectors on one encoder."""
     if stage == "embed":
         return _embed_job(config, name, entry)
     if stage == "generate":
@@ -113,6 +126,8 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         return _pairs_job(config, name, entry)
     if stage == "train":
         return _train_job(config, name)
+    if stage in ("llm_prior", "captions", "filter", "detectors"):
+        return _OTHER_JOBS[stage](config, name)
     if stage == "embed_images":
         if imageset is None:
             raise ValueError("stage 'embed_images' needs the image set")
@@ -225,3 +240,46 @@ def _train_job(config: dict[str, Any], run_name: str) -> StageJob:
     rows = train_rows(config, run) * int(run["epochs"])
     return _per_item_job(config, "train", run_name, rows,
                          "train_" + run.get("objective", "clip"), scale)
+
+
+def _llm_prior_job(config: dict[str, Any], lm: str) -> StageJob:
+    from vlcomp.config import text_priors
+    from vlcomp.report.labels import ALPHA_KINDS, benchmark_kind, configured_benchmarks
+
+    entry = {e["name"]: e for e in text_priors(config)}[lm]
+    scale = "world" if "world" in config else model_scale({"model": entry["model"]},
+                                                          world=False)
+    texts = sum(benchmark_size(config, b).texts for b in configured_benchmarks(config)
+                if benchmark_kind(b) in ALPHA_KINDS)
+    return _per_item_job(config, "llm_prior", lm, texts, "llm_text",
+                         "xl" if scale == "xl" else "world" if scale == "world" else "base")
+
+
+def _captions_job(config: dict[str, Any], model: str) -> StageJob:
+    _, scale = _entry_scale(config, model, None)
+    images = imageset_images(config, "coco_test") if "world" not in config else int(
+        config["world"]["splits"]["test"])
+    return _per_item_job(config, "captions", model, images, "caption_image", scale)
+
+
+def _filter_job(config: dict[str, Any], genset: str) -> StageJob:
+    spec = config["generation"][genset]
+    model = spec.get("filter", {}).get("model")
+    scale = ("world" if "world" in config else
+             _entry_scale(config, model, None)[1] if model else "base")
+    images = generation_prompts(config, genset) * int(spec.get("images_per_prompt", 4))
+    return _per_item_job(config, "filter", genset, images, "embed_image", scale)
+
+
+def _detectors_job(config: dict[str, Any], model: str) -> StageJob:
+    _, scale = _entry_scale(config, model, None)
+    rows = generation_prompts(config, "trohn_img")  # TROHN-Img's instances
+    image, text = cost("embed_image", scale), cost("embed_text", scale)
+    # a natural and a generated image, a caption and its negative a row (cached embeddings
+    # are reused; heads on embeddings take seconds)
+    hours = 2 * rows * (image.seconds + text.seconds) / 3600
+    return _job(config, "detectors", model, 2 * rows, hours, image.device, scale)
+
+
+_OTHER_JOBS = {"llm_prior": _llm_prior_job, "captions": _captions_job, "filter": _filter_job,
+               "detectors": _detectors_job}
