@@ -159,6 +159,12 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
     assert "gpu=" not in resources["table_aro"] and "gpu=" not in resources["download_file"]
+    # the shipped SLURM profile routes every rule that asks for a GPU to the GPU partition
+    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+    gpu_rules = {rule for rule, line in resources.items() if "gpu=1" in line}
+    routed = {rule for rule, extra in profile["set-resources"].items()
+              if extra.get("slurm_partition") == "gpu"}
+    assert gpu_rules <= routed, sorted(gpu_rules - routed)
 
 
 def test_paper_dag_regenerates_the_released_training_data_behind_one_switch_each(tmp_path):
