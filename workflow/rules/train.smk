@@ -18,33 +18,8 @@ TRAIN_PARAMS = {
 
 
 # A long run is cut into segments of its optimisation steps, each a job that continues from
-# the state its predecessor left (temporary: gone once the next segment has read it); the
-# last segment is rule train_clip. The weights equal one unbroken job's.
-rule train_clip_segment:
-    input:
-        unpack(train_segment_inputs),
-    output:
-        state=temp("results/checkpoints/{run}/segments/{segment}.pt"),
-    log:
-        "logs/train/{run}/{segment}.log",
-    benchmark:
-        "benchmarks/train_clip_segment/{run}/{segment}.tsv"
-    wildcard_constraints:
-        run=RUN_PATTERN,
-        segment=SHARD_PATTERN,
-    conda:
-        "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
-    resources:
-        gpu=GPUS,
-        mem_mb=lambda wc: train_resources(wc)["mem_mb"],
-        runtime=lambda wc: train_resources(wc)["runtime"],
-    params:
-        **TRAIN_PARAMS,
-    script:
-        "../scripts/train_clip.py"
-
-
+# the state its predecessor left; rule train_clip runs the last segment and writes the model.
+# The weights equal one unbroken job's.
 rule train_clip:
     input:
         unpack(train_segment_inputs),
@@ -69,6 +44,20 @@ rule train_clip:
         **TRAIN_PARAMS,
     script:
         "../scripts/train_clip.py"
+
+
+# The segments before the last: their hand-over states are temporary (gone once the next
+# segment has read them).
+use rule train_clip as train_clip_segment with:
+    output:
+        state=temp("results/checkpoints/{run}/segments/{segment}.pt"),
+    log:
+        "logs/train/{run}/{segment}.log",
+    benchmark:
+        "benchmarks/train_clip_segment/{run}/{segment}.tsv"
+    wildcard_constraints:
+        run=RUN_PATTERN,
+        segment=SHARD_PATTERN,
 
 
 if CAPTIONERS:
