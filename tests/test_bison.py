@@ -9,7 +9,7 @@ import torch
 
 from vlcomp.benchmarks.bison import bison_items, similar_images
 from vlcomp.data.world import read_scenes
-from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.models.world_clip import build_world_clip, world_tokenizer
 from vlcomp.text.word_vectors import (
     clip_token_embedder,

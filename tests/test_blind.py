@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.score.blind import blind_item_scores
 from vlcomp.text.ngram import BigramLM, words
 

@@ -19,7 +19,8 @@ from vlcomp.benchmarks.classification_plan import (
     classification_plan,
 )
 from vlcomp.benchmarks.classification_sets import check_labels, class_prompts, split_imagesets
-from vlcomp.config import ConfigError, validate_config
+from vlcomp.config import ConfigError
+from vlcomp.config_checks import validate_config
 from vlcomp.data.sources import CIFAR_SHA256, SOURCES, manual_checks, remote_files
 from vlcomp.metrics.classification import CLIP_C_GRID
 from vlcomp.metrics.classification_eval import evaluate_classification, rows_by_id

@@ -17,8 +17,8 @@ from vlcomp.config import (
     model_role,
     prior_column,
     text_priors,
-    validate_config,
 )
+from vlcomp.config_checks import validate_config
 
 from .conftest import REPO
 

@@ -20,7 +20,8 @@ import pytest
 import typo
 import yaml
 
-from vlcomp.config import ConfigError, validate_config
+from vlcomp.config import ConfigError
+from vlcomp.config_checks import validate_config
 from vlcomp.seeding import stable_rng
 from vlcomp.text import perturbations as P
 from vlcomp.text.nlp import load_spacy, word_tokenize

@@ -127,7 +127,8 @@ def test_one_vision_pass_per_picture_serves_pairs_and_embeddings(tiny_flava, tmp
 
 
 def test_config_checks_pair_options():
-    from vlcomp.config import ConfigError, _check_pair_options
+    from vlcomp.config import ConfigError
+    from vlcomp.config_checks import _check_pair_options
 
     _check_pair_options("f", {"family": "hf_flava", "pair_score": "itm_prob",
                               "pair_benchmarks": ["vg_relation", "coco_order"]})

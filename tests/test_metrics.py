@@ -14,7 +14,6 @@ from vlcomp.metrics.benchmarks import (
     aro_relation_metrics,
     bivlc_aggregate,
     bivlc_metrics,
-    compute_metrics,
     order_metrics,
     sugarcrepe_aggregate,
     sugarcrepe_metrics,
@@ -26,6 +25,7 @@ from vlcomp.metrics.choice import (
     pair_scores,
     pair_scores_batch,
 )
+from vlcomp.metrics.compute import compute_metrics
 
 from .conftest import SHARED_DATA
 

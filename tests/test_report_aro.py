@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 
 from vlcomp.report.figures import aro_radar_values, radar_plot
+from vlcomp.report.paper_tables import build_table
 from vlcomp.report.tables import (
     TABLE_BUILDERS,
     aro_table,
     aro_table2,
     aro_table6,
-    build_table,
     group_members,
     sugarcrepe_table,
     to_csv_text,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from vlcomp.benchmarks.bison import altered_items
-from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.metrics.robustness import Embeddings, evaluate_gallery
 from vlcomp.report.robustness import aro_table3, aro_table4, granularity_table, hendriksen_table
 from vlcomp.report.tables import bison_fig9_table

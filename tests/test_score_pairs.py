@@ -15,16 +15,15 @@ from PIL import Image
 
 import vlcomp.score.pair_plan as plan_module
 from vlcomp.benchmarks.schema import make_items
-from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.score.embeddings import embed_image_set, embed_texts, unique_texts
 from vlcomp.score.matrices import score_items
-from vlcomp.score.pair_plan import PairPlan, picture_chunks, score_plan
+from vlcomp.score.pair_plan import PairPlan, picture_chunks, score_items_pairwise, score_plan
 from vlcomp.score.pairs import (
     ImageRef,
     PairScorer,
     image_index,
     pair_method,
-    score_items_pairwise,
 )
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "workflow/scripts"

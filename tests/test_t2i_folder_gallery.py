@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from vlcomp.config import ConfigError, validate_config
+from vlcomp.config import ConfigError
+from vlcomp.config_checks import validate_config
 from vlcomp.data.datasets import folder_extra_images, folder_images
 from vlcomp.metrics.robustness import Embeddings, evaluate_gallery
 from vlcomp.report.robustness import (

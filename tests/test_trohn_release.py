@@ -245,7 +245,8 @@ def _paper():
 
 
 def test_paper_config_trains_the_trohn_runs_on_the_releases():
-    from vlcomp.config import released_negatives, released_rows, validate_config
+    from vlcomp.config import released_negatives, released_rows
+    from vlcomp.config_checks import validate_config
 
     config, schema = _paper()
     validate_config(config, schema)
@@ -277,7 +278,8 @@ def test_paper_config_trains_the_trohn_runs_on_the_releases():
      "bivlc_captions"),
 ])
 def test_trohn_switches_are_checked_at_start(edit, message):
-    from vlcomp.config import ConfigError, validate_config
+    from vlcomp.config import ConfigError
+    from vlcomp.config_checks import validate_config
 
     config, schema = _paper()
     edit(config)

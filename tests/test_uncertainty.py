@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from vlcomp.benchmarks.schema import make_items
-from vlcomp.metrics.benchmarks import compute_metrics, merge_scores
+from vlcomp.metrics.benchmarks import merge_scores
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.metrics.uncertainty import (
     Outcome,
     bootstrap_models,

@@ -15,7 +15,7 @@ from vlcomp.benchmarks.winoground_world import (
 )
 from vlcomp.data.world import read_scenes
 from vlcomp.metrics.alpha_curves import alpha_curve, pair_image_accuracy, prior_only_items
-from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.render import render_scene
 

@@ -251,7 +251,8 @@ def test_the_registry_builds_an_xvlm_scorer_as_the_rules_do(tiny):
 def test_the_configuration_checks_an_xvlm_entry():
     import copy
 
-    from vlcomp.config import ConfigError, validate_config
+    from vlcomp.config import ConfigError
+    from vlcomp.config_checks import validate_config
 
     paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
     schema = REPO / "config" / "schema.yaml"

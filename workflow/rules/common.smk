@@ -24,8 +24,8 @@ from vlcomp.config import (  # noqa: E402
     released_rows,
     resolve_extends,
     text_priors,
-    validate_config,
 )
+from vlcomp.config_checks import validate_config  # noqa: E402
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
 from vlcomp.data.classification import CIFAR  # noqa: E402
 from vlcomp.data.winoground import ITEMS as WINOGROUND_ITEMS  # noqa: E402

@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from vlcomp.jobs import job_log
+from vlcomp.report.paper_tables import build_table
 from vlcomp.report.robustness import gallery_notes
-from vlcomp.report.tables import build_table, read_results, write_table
+from vlcomp.report.tables import read_results, write_table
 
 with job_log(snakemake.log[0]) as log:
     results = read_results(snakemake.input)

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from vlcomp.config import ConfigError, dataset_names, expand_models
+
 DATASETS = ("cifar10", "cifar100", "imagenet", "world_shapes")
 PROTOCOLS = ("linear_probe", "zero_shot")
 SPLITS = {"cifar10": ("train", "test"), "cifar100": ("train", "test"),
@@ -94,8 +96,6 @@ def classification_plan(config: Mapping[str, Any]) -> ClassificationPlan:
     training seed). Default: every embedding model. ``linear_probe.device`` defaults to
     ``compute.device``.
     """
-    from vlcomp.config import expand_models
-
     section = config.get("classification")
     if not section:
         return ClassificationPlan()
@@ -118,8 +118,6 @@ def check_classification(config: Mapping[str, Any]) -> None:
     """Cross-key checks of ``config.classification``: its models exist and embed, the world's
     shapes need ``config.world``, no caption dataset shares a classification dataset's name,
     the C grid is well formed. Raises ConfigError naming the key."""
-    from vlcomp.config import ConfigError, dataset_names
-
     section = config.get("classification")
     if not section:
         return

@@ -393,15 +393,6 @@ METRIC_FUNCTIONS: dict[str, Callable[..., Metrics]] = {
 }
 
 
-def metric_functions() -> dict[str, Callable[..., Metrics]]:
-    """Every metric kind's function: `METRIC_FUNCTIONS` and the kinds whose modules build on
-    this one (CREPE productivity, VL-CheckList Relation), imported here to avoid a cycle."""
-    from vlcomp.metrics.crepe import crepe_metrics
-    from vlcomp.metrics.vl_checklist import vl_checklist_metrics
-
-    return {**METRIC_FUNCTIONS, "crepe": crepe_metrics, "vl_checklist": vl_checklist_metrics}
-
-
 def _preview(ids: Iterable[str], limit: int = 10) -> str:
     """A short, sorted listing of item ids for error messages."""
     ordered = sorted(ids)
@@ -430,19 +421,3 @@ def merge_scores(benchmark_df: pd.DataFrame, scores_df: pd.DataFrame) -> pd.Data
     return benchmark_df.merge(
         scores_df[["item_id", "scores"]], on="item_id", how="left", validate="one_to_one"
     )
-
-
-def compute_metrics(
-    kind: str,
-    benchmark_df: pd.DataFrame,
-    scores_df: pd.DataFrame,
-    *,
-    benchmark: str | None = None,
-    **options: Any,
-) -> Metrics:
-    """Merge scores into the benchmark on ``item_id`` and run the ``kind`` metric function."""
-    functions = metric_functions()
-    if kind not in functions:
-        raise ValueError(f"unknown metric kind {kind!r}; expected one of {sorted(functions)}")
-    merged = merge_scores(benchmark_df, scores_df)
-    return functions[kind](merged, benchmark=benchmark, **options)

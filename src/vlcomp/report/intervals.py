@@ -20,14 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vlcomp.report.cells import Cells, Interval
 from vlcomp.report.correlation import HEADLINE_METRICS
-from vlcomp.report.robustness import Interval
+from vlcomp.report.visualgptscore_appendix import pair_score_cells, tag_cells
 
 CHANCE_ROWS = frozenset({"Random", "Chance-level"})  # exact levels, not estimates
 # tables whose numbers are outputs of a procedure over the items (held-out halves, tuned α),
 # never a headline metric's: their intervals come only from cells
 PROCEDURE_TABLES = frozenset({"visualgptscore/table4"})
-Cells = dict[tuple[str, str, str], Interval]
 
 
 def headline_columns(kinds: Mapping[str, str],
@@ -238,8 +238,6 @@ def table_cell_intervals(table_name: str, paths: Sequence[str | Path],
     (``results/uncertainty/alpha/{model}/{benchmark}.csv``), Table 13's tags
     (``results/uncertainty/winoground_tags/{model}.csv``), BISON section 6's caption metrics
     (``results/uncertainty/bison_section6.csv``)."""
-    from vlcomp.report.visualgptscore_appendix import pair_score_cells, tag_cells
-
     frames = {Path(p): pd.read_csv(p) for p in paths}
     if table_name == "visualgptscore/table11":
         per_model: dict[str, dict[str, pd.DataFrame]] = {}

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from vlcomp.io import write_json, write_parquet
-from vlcomp.metrics.benchmarks import compute_metrics
+from vlcomp.metrics.compute import compute_metrics
 from vlcomp.report.tables import subsets_table, write_csv
 
 

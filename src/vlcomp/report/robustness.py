@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from vlcomp.metrics.robustness import CLEAN
+from vlcomp.report.cells import Interval
 from vlcomp.report.tables import STD_SUFFIX, Groups, group_members, group_rows
 
 Results = Mapping[str, Mapping[str, Mapping[str, Any]]]
@@ -217,7 +218,6 @@ def granularity_table(results: Results, groups: Groups | None = None) -> pd.Data
     return _build("robustness_granularity", results, groups)
 
 
-Interval = tuple[float, float, float, float | None]  # value, CI low, CI high, seed sd
 
 
 def interval_cells(intervals: pd.DataFrame, groups: Groups

@@ -681,15 +681,3 @@ TABLE_BUILDERS = {
     "aro_table2": aro_table2,
     "aro_table6": aro_table6,
 }
-
-
-def build_table(name: str, results: Results, **options: Any) -> pd.DataFrame:
-    """Build the named paper table (see ``TABLE_BUILDERS``; robustness tables live in
-    `vlcomp.report.robustness`)."""
-    from vlcomp.report.robustness import ROBUSTNESS_TABLES
-
-    if name in ROBUSTNESS_TABLES:
-        return ROBUSTNESS_TABLES[name](results, **options)
-    if name not in TABLE_BUILDERS:
-        raise ValueError(f"unknown table {name!r}; known: {sorted(TABLE_BUILDERS)}")
-    return TABLE_BUILDERS[name](results, **options)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from vlcomp.data.winoground_tags import NO_TAG, PAPER_NAMES, TAGS
-from vlcomp.report.intervals import Cells
+from vlcomp.report.cells import Cells
 from vlcomp.report.visualgptscore import Records, _benchmarks, benchmark_name, method_table
 
 # the families of the appendix's rows: BLIP (Tables 11-13) and BLIP-2 (Tables 10-11)

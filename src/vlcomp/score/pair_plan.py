@@ -260,3 +260,29 @@ def shard_plan(plan: PairPlan, shard: str, image_batch: int,
     block = shard_block(len(chunks), shard)
     pictures = [p for chunk in chunks[block] for p in chunk]
     return plan.part(pictures), pictures, block, len(chunks)
+
+
+def score_items_pairwise(
+    items: pd.DataFrame,
+    images: Mapping[str, ImageRef],
+    scorer: Any,
+    *,
+    batch_size: int = 64,
+    chunk: int = 512,
+    options: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per item: ``item_id`` and ``scores`` (list of lists, n_images × n_texts), as
+    `vlcomp.score.matrices.score_items` returns, every cell scored by ``scorer``.
+
+    ``images`` maps image_id to `ImageRef` (`image_index` of the benchmark's image sets).
+    One benchmark's `vlcomp.score.pair_plan.PairPlan`: each distinct (picture, text) pair is
+    scored once, about ``chunk`` pairs per call, whole pictures only, so each picture is
+    opened and goes through the vision tower once.
+    """
+    plan = PairPlan()
+    plan.add_items(items, images)
+    n_cells = sum(len(i) * len(t) for i, t in zip(items.image_ids, items.texts, strict=True))
+    log.info("%d items: %d cells", len(items), n_cells)
+    scored = score_plan(scorer, plan, batch_size=batch_size, chunk_pairs=chunk,
+                        options=options)
+    return scored.item_scores(items, images)

@@ -17,14 +17,14 @@ a scorer without ``score_pairs`` but with ``log_likelihood`` of the same signatu
 may appear several times in one call (every text paired with it); scorers must not modify it.
 
 Work is bounded by the distinct pairs, not the cells: identical (picture, text) pairs in
-several items are scored once, picture by picture (`vlcomp.score.pair_plan`, which also
-plans one model's pairs across all benchmarks).
+several items are scored once, picture by picture (`vlcomp.score.pair_plan`, which plans one
+benchmark's or one model's pairs across all benchmarks and scores them).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -84,31 +84,3 @@ def pair_method(scorer: Any) -> Callable[..., np.ndarray]:
         if callable(method):
             return method
     raise TypeError(f"{type(scorer).__name__} scores no pairs: it has none of {PAIR_METHODS}")
-
-
-def score_items_pairwise(
-    items: pd.DataFrame,
-    images: Mapping[str, ImageRef],
-    scorer: Any,
-    *,
-    batch_size: int = 64,
-    chunk: int = 512,
-    options: Mapping[str, Any] | None = None,
-) -> pd.DataFrame:
-    """One row per item: ``item_id`` and ``scores`` (list of lists, n_images × n_texts), as
-    `vlcomp.score.matrices.score_items` returns, every cell scored by ``scorer``.
-
-    ``images`` maps image_id to `ImageRef` (`image_index` of the benchmark's image sets).
-    One benchmark's `vlcomp.score.pair_plan.PairPlan`: each distinct (picture, text) pair is
-    scored once, about ``chunk`` pairs per call, whole pictures only, so each picture is
-    opened and goes through the vision tower once.
-    """
-    from vlcomp.score.pair_plan import PairPlan, score_plan
-
-    plan = PairPlan()
-    plan.add_items(items, images)
-    n_cells = sum(len(i) * len(t) for i, t in zip(items.image_ids, items.texts, strict=True))
-    log.info("%d items: %d cells", len(items), n_cells)
-    scored = score_plan(scorer, plan, batch_size=batch_size, chunk_pairs=chunk,
-                        options=options)
-    return scored.item_scores(items, images)
