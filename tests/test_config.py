@@ -274,3 +274,23 @@ def test_evaluate_config_is_the_paper_config_without_training_or_generation():
     assert set(evaluate["models"]) == set(paper["models"]) - trained
     assert evaluate["benchmarks"] == paper["benchmarks"]
     assert evaluate["downloads"] == paper["downloads"]
+
+
+def test_section_defaults_are_the_schemas():
+    """Defaults are written once, in config/schema.yaml: a section is its config over them,
+    and the rules read sections instead of repeating default values."""
+    from vlcomp.config_defaults import defaults, schema_node, section
+
+    assert section({}, "uncertainty") == {"resamples": 1000, "seed": 0, "confidence": 0.95,
+                                           "method": "percentile"}
+    assert section({"visualgptscore": {"null_images": {"n": 3}}},
+                   "visualgptscore.null_images")["n"] == 3
+    assert defaults("embed") == {"batch_size": 256, "pair_batch_size": 64,
+                                 "text_batch_size": 32, "workers": 0}
+    assert schema_node("visualgptscore.null_images.seed")["type"] == "integer"  # $ref followed
+    with pytest.raises(KeyError, match="no key 'nul_images'"):
+        defaults("visualgptscore.nul_images")
+    rules = "\n".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
+    for repeated in ('config["embed"].get(', '.get("autocast", "none")', '"resamples": 1000',
+                     '"discount": 0.75', '"space": "normalized"', '"tokenizer": "ptb"'):
+        assert repeated not in rules, repeated

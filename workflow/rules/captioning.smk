@@ -26,10 +26,10 @@ rule generate_captions:
     params:
         entry=lambda wc: model_entry(wc.model),
         decoding=CAPTION_DECODING,
-        batch_size=BISON_CAPTIONING.get("batch_size", 32),
+        batch_size=CAPTIONING_SETTINGS["batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/generate_captions.py"
 

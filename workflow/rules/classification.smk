@@ -108,10 +108,10 @@ rule class_embeddings:
         entry=lambda wc: model_entry(wc.model),
         datasets=CLS_DATASETS,
         world=WORLD,
-        text_batch_size=config["embed"].get("text_batch_size", 32),
+        text_batch_size=EMBED["text_batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/class_embeddings.py"
 

@@ -26,6 +26,7 @@ from vlcomp.config import (  # noqa: E402
     text_priors,
 )
 from vlcomp.config_checks import validate_config  # noqa: E402
+from vlcomp.config_defaults import section as config_section  # noqa: E402
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
 from vlcomp.data.classification import CIFAR  # noqa: E402
 from vlcomp.data.winoground import ITEMS as WINOGROUND_ITEMS  # noqa: E402
@@ -97,6 +98,9 @@ except ConfigError as err:
 WORLD = config.get("world", {})
 # GPUs a GPU job asks a cluster for: one when the models run on CUDA, unless configured
 GPUS = config["compute"].get("gpus", 1 if config["compute"]["device"] == "cuda" else 0)
+# the compute and embedding settings over their defaults (config/schema.yaml)
+COMPUTE = config_section(config, "compute")
+EMBED = config_section(config, "embed")
 # Caption datasets: the synthetic world (when configured) and the real ones (config.datasets)
 DATASETS = {
     name: config.get("datasets", {}).get(name, {"source": "world"})
@@ -150,15 +154,9 @@ CONVERTED_MODELS = {m: e["convert"] for m, e in MODEL_ENTRIES.items() if "conver
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
 # Blind (text-only) baselines on every benchmark with image->text choices: a bigram model
 # of a caption dataset's training captions, and each captioner's prior log P(t|null)
-BLIND = {"dataset": "world", "discount": 0.75, **config.get("blind", {})}
+BLIND = config_section(config, "blind")
 # bootstrap CIs over test items and paired tests (vlcomp.metrics.uncertainty)
-UNCERTAINTY = {
-    "resamples": 1000,
-    "seed": 0,
-    "confidence": 0.95,
-    "method": "percentile",
-    **config.get("uncertainty", {}),
-}
+UNCERTAINTY = config_section(config, "uncertainty")
 # Cross-encoders and generative scorers score each (image, text) pair of a choice benchmark;
 # models without embeddings (captioners, BLIP-2's Q-Former ITM / ITC) skip retrieval.
 # Generative scorers (log P(t|i): BLIP, BLIP-2 captioners) and the benchmarks whose
@@ -173,14 +171,7 @@ GENERATIVE_CHOICE_MODELS = [
 ]
 VISUALGPTSCORE = config.get("visualgptscore", {})
 # Gaussian null images of the Monte Carlo prior (the paper's appendix: mean 1, std 0.25)
-NULL_IMAGES = {
-    "n": 10,
-    "mean": 1.0,
-    "std": 0.25,
-    "seed": 0,
-    "space": "normalized",
-    **VISUALGPTSCORE.get("null_images", {}),
-}
+NULL_IMAGES = config_section(config, "visualgptscore.null_images")
 # Text-only LM priors P_LLM(t) (Table 2a: BART, FLAN-T5, OPT), by name: each scored once
 # on every image->text benchmark's texts (rule llm_prior), a column of every prior table
 TEXT_PRIORS = {lm["name"]: lm for lm in text_priors(config)}
@@ -188,7 +179,7 @@ TEXT_PRIORS = {lm["name"]: lm for lm in text_priors(config)}
 PRIOR_COLUMN = prior_column(config)
 # Training images for a second prior estimate (optional): n drawn with a seed
 PRIOR_TRAIN_IMAGES = (
-    {"dataset": "world", "seed": 0, **VISUALGPTSCORE["train_images"]}
+    config_section(config, "visualgptscore.train_images")
     if "train_images" in VISUALGPTSCORE
     else {}
 )
@@ -489,17 +480,10 @@ BISON_CAPTION_SCORES = (
 CAPTIONING_MODELS = [
     m for m in GENERATIVE_MODELS if MODEL_ENTRIES[m]["family"] == "hf_blip_lm"
 ]
+# BISON's captioning settings over their defaults (config/schema.yaml)
+CAPTIONING_SETTINGS = config_section(config, "benchmarks.bison.captioning")
 BISON_CAPTIONING = (
-    {
-        "dataset": "world",
-        "metrics": ["BLEU-4", "CIDEr-D", "SPICE", "METEOR"],
-        "tokenizer": "ptb",
-        "beams": 3,
-        "max_length": 20,
-        "min_length": 5,
-        "batch_size": 32,
-        **config["benchmarks"]["bison"]["captioning"],
-    }
+    CAPTIONING_SETTINGS
     if "bison" in BENCHMARKS
     and CAPTIONING_MODELS
     and "captioning" in config["benchmarks"]["bison"]
@@ -507,8 +491,7 @@ BISON_CAPTIONING = (
 )
 # the decoding settings of caption generation (a change re-generates the captions)
 CAPTION_DECODING = {
-    k: BISON_CAPTIONING.get(k, d)
-    for k, d in (("beams", 3), ("max_length", 20), ("min_length", 5))
+    k: CAPTIONING_SETTINGS[k] for k in ("beams", "max_length", "min_length")
 }
 # display label -> the captioners it averages (seeds of one captioner)
 CAPTIONER_GROUPS = {

@@ -174,7 +174,7 @@ if GENERATION:
             filter=lambda wc: GENERATION[wc.genset].get("filter", {}),
             entry=lambda wc: filter_model_entry(wc.genset),
             world=WORLD,
-            batch_size=config["embed"].get("batch_size", 256),
+            batch_size=EMBED["batch_size"],
             threads=config["compute"]["threads"],
             device=config["compute"]["device"],
         script:
@@ -209,7 +209,7 @@ if DETECTORS:
         params:
             options=DETECTORS,
             entry=lambda wc: model_entry(wc.model),
-            batch_size=config["embed"].get("batch_size", 256),
+            batch_size=EMBED["batch_size"],
             threads=config["compute"]["threads"],
             device=config["compute"]["device"],
         script:

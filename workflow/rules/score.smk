@@ -36,12 +36,12 @@ rule embed_model:
         runtime=lambda wc: EMBED_JOBS[wc.model].runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
-        batch_size=config["embed"].get("batch_size", 256),
-        workers=config["embed"].get("workers", 0),
-        text_batch_size=config["embed"].get("text_batch_size", 32),
+        batch_size=EMBED["batch_size"],
+        workers=EMBED["workers"],
+        text_batch_size=EMBED["text_batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/embed_model.py"
 
@@ -73,12 +73,12 @@ rule embed_model_shard:
         runtime=lambda wc: EMBED_JOBS[wc.model].runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
-        batch_size=config["embed"].get("batch_size", 256),
-        workers=config["embed"].get("workers", 0),
-        text_batch_size=config["embed"].get("text_batch_size", 32),
+        batch_size=EMBED["batch_size"],
+        workers=EMBED["workers"],
+        text_batch_size=EMBED["text_batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/embed_model_shard.py"
 
@@ -148,11 +148,11 @@ rule embed_images:
         runtime=lambda wc: embed_images_job(wc).runtime,
     params:
         entry=lambda wc: model_entry(wc.model),
-        batch_size=config["embed"].get("batch_size", 256),
-        workers=config["embed"].get("workers", 0),
+        batch_size=EMBED["batch_size"],
+        workers=EMBED["workers"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/embed_images.py"
 
@@ -236,12 +236,12 @@ rule score_pairs:
         choice=CHOICE_BENCHMARKS,
         pair_options=lambda wc: {"kind": MODEL_ENTRIES[wc.model]["pair_score"]},
         cosine=lambda wc: cosine_benchmarks(wc.model),
-        batch_size=config["embed"].get("pair_batch_size", 64),
-        image_batch=config["embed"].get("batch_size", 256),
-        text_batch_size=config["embed"].get("text_batch_size", 32),
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
+        text_batch_size=EMBED["text_batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/score_pair_model.py"
 
@@ -278,11 +278,11 @@ rule score_pairs_only:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
         pair_options=lambda wc: {"kind": MODEL_ENTRIES[wc.model]["pair_score"]},
-        batch_size=config["embed"].get("pair_batch_size", 64),
-        image_batch=config["embed"].get("batch_size", 256),
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/score_pair_model.py"
 

@@ -66,11 +66,11 @@ rule score_generative:
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
         llm=list(TEXT_PRIORS),
-        batch_size=config["embed"].get("pair_batch_size", 64),
-        image_batch=config["embed"].get("batch_size", 256),
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/score_pair_model.py"
 
@@ -184,11 +184,11 @@ rule score_generative_choice_shard:
         alpha=ALPHA_BENCHMARKS,
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
-        batch_size=config["embed"].get("pair_batch_size", 64),
-        image_batch=config["embed"].get("batch_size", 256),
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/score_generative_choice_shard.py"
 
@@ -240,7 +240,7 @@ rule score_generative_choice_gather:
         null=NULL_IMAGES,
         train_images=PRIOR_TRAIN_IMAGES,
         llm=list(TEXT_PRIORS),
-        image_batch=config["embed"].get("batch_size", 256),
+        image_batch=EMBED["batch_size"],
     script:
         "../scripts/score_generative_choice_gather.py"
 
@@ -275,11 +275,11 @@ rule score_generative_retrieval_shard:
         entry=lambda wc: model_entry(wc.model),
         queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
         gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
-        batch_size=config["embed"].get("pair_batch_size", 64),
-        image_batch=config["embed"].get("batch_size", 256),
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
         threads=config["compute"]["threads"],
         device=config["compute"]["device"],
-        autocast=config["compute"].get("autocast", "none"),
+        autocast=COMPUTE["autocast"],
     script:
         "../scripts/score_generative_retrieval_shard.py"
 

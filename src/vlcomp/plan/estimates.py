@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vlcomp.config import expand_models
+from vlcomp.config_defaults import section
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
 from vlcomp.plan.sizes import (
@@ -75,7 +76,6 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
 # a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
 WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
-NULL_IMAGES = 10  # VisualGPTScore's Monte Carlo null images a text (visualgptscore.null_images)
 
 
 @dataclass(frozen=True)
@@ -202,8 +202,7 @@ def _pairs_job(config: dict[str, Any], model: str, entry: dict[str, Any] | None)
     pairs = choice_pairs(config, scored)
     shardable = False
     if is_captioner(entry):  # log P(t|null) of every text, and the retrieval galleries
-        null = int(config.get("visualgptscore", {}).get("null_images", {}).get("n",
-                                                                                NULL_IMAGES))
+        null = int(section(config, "visualgptscore.null_images")["n"])
         pairs += null * sum(benchmark_size(config, b).texts for b in choice)
         galleries = [b for b, k in kinds.items() if k == "retrieval"
                      ] if entry.get("retrieval", True) else []
