@@ -23,7 +23,12 @@ include: "workflow/rules/visualgptscore.smk"
 include: "workflow/rules/captioning.smk"
 include: "workflow/rules/robustness.smk"
 include: "workflow/rules/classification.smk"
-include: "workflow/rules/report.smk"
+include: "workflow/rules/report_aro.smk"
+include: "workflow/rules/report_bivlc.smk"
+include: "workflow/rules/report_bison.smk"
+include: "workflow/rules/tables.smk"
+include: "workflow/rules/uncertainty.smk"
+include: "workflow/rules/summary.smk"
 
 
 report: "workflow/report/workflow.rst"

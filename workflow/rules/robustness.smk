@@ -221,3 +221,36 @@ rule granularity_statistics:
         spacy_model=config["nlp"]["spacy_model"],
     script:
         "../scripts/granularity_statistics.py"
+
+
+rule table_robustness:
+    input:
+        metrics_files(["robustness"]),
+    output:
+        csv=report(
+            "results/tables/robustness/{table}.csv",
+            caption="../report/robustness.rst",
+            category="ITR robustness",
+        ),
+        md="results/tables/robustness/{table}.md",
+    log:
+        "logs/report/robustness_{table}.log",
+    benchmark:
+        "benchmarks/table_robustness/{table}.tsv"
+    wildcard_constraints:
+        table="aro_table3|aro_table4|hendriksen|granularity",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        table=lambda wc: f"robustness_{wc.table}",
+        groups=MODEL_GROUPS,
+        options={},
+        notes=lambda wc: fg_notes(
+            wc.table, ROBUSTNESS.get("galleries", {}), config.get("datasets", {})
+        ),
+    script:
+        "../scripts/report_table.py"

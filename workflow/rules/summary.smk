@@ -1,0 +1,131 @@
+# The run's summary: every model's headline metrics with intervals, their rank correlation
+# across benchmarks, and the analysis figures.
+
+
+rule rank_correlation:
+    input:
+        expand("results/uncertainty/{benchmark}.csv", benchmark=ANALYSIS_BENCHMARKS),
+    output:
+        csv=report(
+            "results/tables/analysis/rank_correlation.csv",
+            caption="../report/rank_correlation.rst",
+            category="Cross-benchmark analysis",
+        ),
+        md="results/tables/analysis/rank_correlation.md",
+        png=report(
+            "results/figures/rank_correlation.png",
+            caption="../report/rank_correlation.rst",
+            category="Cross-benchmark analysis",
+        ),
+        pdf="results/figures/rank_correlation.pdf",
+    log:
+        "logs/report/rank_correlation.log",
+    benchmark:
+        "benchmarks/rank_correlation.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        benchmarks=ANALYSIS_BENCHMARKS,
+        kinds=BENCHMARK_KIND,
+        labels=benchmark_labels(),
+        models=MODELS,  # evaluated models only: no blind baseline
+    script:
+        "../scripts/rank_correlation.py"
+
+
+rule summary:
+    input:
+        intervals=expand(
+            "results/uncertainty/{benchmark}.csv", benchmark=INTERVAL_BENCHMARKS
+        ),
+        seeds=expand(
+            "results/uncertainty/{benchmark}_seeds.csv", benchmark=INTERVAL_BENCHMARKS
+        ),
+        published=[
+            t.removesuffix(".md") + ".csv"
+            for t in all_tables()
+            if t.endswith("_vs_published.md")
+        ],
+        robustness=(
+            ["results/uncertainty/robustness.csv"]
+            if "robustness" in BENCHMARKS
+            else []
+        ),
+        detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
+        companions=[
+            f"results/tables/{key}_ci.csv"
+            for key in ci_tables(all_tables())
+            if key in CELL_CI_TABLES
+        ],
+    output:
+        report(
+            "results/summary.md", caption="../report/summary.rst", category="Summary"
+        ),
+    log:
+        "logs/report/summary.log",
+    benchmark:
+        "benchmarks/summary.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        benchmarks=INTERVAL_BENCHMARKS,
+        kinds=INTERVAL_KINDS,
+        labels=benchmark_labels(),
+        groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
+        aliases=PUBLISHED_ALIASES,
+        detector_labels={
+            m: MODEL_ENTRIES[m]["label"] for m in DETECTORS.get("encoders", [])
+        },
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
+    script:
+        "../scripts/summary.py"
+
+
+rule figure_analysis:
+    input:
+        lambda wc: {
+            "aro_relations": [
+                "results/uncertainty/vg_relation.csv",
+                "results/uncertainty/vg_relation_seeds.csv",
+            ],
+            "bivlc_scatter": [
+                "results/uncertainty/bivlc.csv",
+                "results/uncertainty/bivlc_seeds.csv",
+            ],
+            "robustness_drops": "results/uncertainty/robustness.csv",
+        }[wc.figure],
+    output:
+        png=report(
+            "results/figures/{figure}.png",
+            caption="../report/figures.rst",
+            category="Figures",
+        ),
+        pdf="results/figures/{figure}.pdf",
+    log:
+        "logs/report/figure_{figure}.log",
+    benchmark:
+        "benchmarks/figure_analysis/{figure}.tsv"
+    wildcard_constraints:
+        figure="aro_relations|bivlc_scatter|robustness_drops",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        figure=lambda wc: wc.figure,
+        groups=MODEL_GROUPS,
+    script:
+        "../scripts/report_analysis_figure.py"
