@@ -290,7 +290,7 @@ def test_section_defaults_are_the_schemas():
     assert schema_node("visualgptscore.null_images.seed")["type"] == "integer"  # $ref followed
     with pytest.raises(KeyError, match="no key 'nul_images'"):
         defaults("visualgptscore.nul_images")
-    rules = "\n".join(p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk"))
+    rules = "\n".join(p.read_text() for p in (REPO / "workflow" / "rules").rglob("*.smk"))
     for repeated in ('config["embed"].get(', '.get("autocast", "none")', '"resamples": 1000',
                      '"discount": 0.75', '"space": "normalized"', '"tokenizer": "ptb"'):
         assert repeated not in rules, repeated

@@ -1,3 +1,7 @@
+# Robustness (ARO Tables 3-4, Hendriksen et al.): WordNet, the galleries, their perturbed
+# queries and shuffled images, each model's retrieval over them, and the tables.
+
+
 rule wordnet:
     output:
         directory("resources/wordnet"),

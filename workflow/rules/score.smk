@@ -1,3 +1,7 @@
+# Scoring: each model's embeddings (in shards when long), pair scores and the metrics of
+# every benchmark from them.
+
+
 rule embed_model:
     input:
         imagesets=expand(

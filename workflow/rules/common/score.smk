@@ -1,0 +1,78 @@
+# Scoring: the embedding, pair and metric jobs' models, shards and inputs (rules in
+# score.smk).
+
+# Pair models that also embed (BLIP ITM for retrieval): one job encodes each picture once for
+# both; every other embedding model has its embed_model job.
+ITM_PAIR_MODELS = [m for m in PAIR_MODELS if m in EMBEDDING_MODELS]
+
+
+# Pair models with neither embeddings nor a text prior (BLIP-2's Q-Former ITM / ITC): their
+# job scores the choice benchmarks only
+PAIR_ONLY_MODELS = [
+    m for m in PAIR_MODELS if m not in EMBEDDING_MODELS and m not in GENERATIVE_MODELS
+]
+
+
+EMBED_ONLY_MODELS = [m for m in EMBEDDING_MODELS if m not in PAIR_MODELS]
+
+
+# Heavy jobs in shards (config shards; vlcomp.plan.estimates): a model's embed_model job
+EMBED_JOBS = {
+    m: stage_job(config, "embed", m, MODEL_ENTRIES[m]) for m in EMBED_ONLY_MODELS
+}
+
+
+EMBED_SHARDS = {m: job.shards for m, job in EMBED_JOBS.items()}
+
+
+SHARDED_EMBED_MODELS = [m for m, n in EMBED_SHARDS.items() if n > 1]
+
+
+def cosine_benchmarks(model):
+    """A pair model's choice benchmarks outside its ``pair_benchmarks`` (FLAVA: all but
+    ARO's), scored in its score_pairs job by the cosine of the embeddings it writes."""
+    pairs = MODEL_ENTRIES[model].get("pair_benchmarks", CHOICE_BENCHMARKS)
+    return {
+        b: {
+            "images": expand(
+                "results/embeddings/{m}/images/{s}.npy",
+                m=model,
+                s=BENCHMARK_IMAGESETS[b],
+            ),
+            "texts": f"results/embeddings/{model}/texts/{b}.npy",
+        }
+        for b in CHOICE_BENCHMARKS
+        if b not in pairs
+    }
+
+
+# (the lookahead sees the rest of the path, so it stops at the "." of ".npy" / ".ids.json")
+OTHER_IMAGESET_PATTERN = rf"(?!(?:{'|'.join(EVAL_IMAGESETS)})\.)[A-Za-z0-9_-]+"
+
+
+def text_source(benchmark):
+    """The file whose texts a benchmark needs embedded: items, or a retrieval's queries."""
+    if benchmark in RETRIEVAL_BENCHMARKS:
+        return f"results/benchmarks/{benchmark}/queries.parquet"
+    if benchmark == "robustness":
+        return "results/benchmarks/robustness/texts.parquet"
+    return f"results/benchmarks/{benchmark}.parquet"
+
+
+def benchmark_image_embeddings(wildcards):
+    return expand(
+        "results/embeddings/{model}/images/{imageset}.npy",
+        model=wildcards.model,
+        imageset=BENCHMARK_IMAGESETS[wildcards.benchmark],
+    )
+
+
+def embed_images_job(wildcards):
+    """A model's embedding job of one image set (vlcomp.plan.estimates): its requests."""
+    return stage_job(
+        config,
+        "embed_images",
+        wildcards.model,
+        MODEL_ENTRIES[wildcards.model],
+        imageset=wildcards.imageset,
+    )
