@@ -187,3 +187,14 @@ def test_the_import_scan_sees_lazy_imports():
     needed = third_party_imports(REPO / "workflow" / "scripts" / "generate_candidates.py")
     assert {"diffusers", "torch", "PIL"} <= needed
     assert "torch" not in third_party_imports(REPO / "workflow" / "scripts" / "report_table.py")
+
+
+def test_readme_is_short_and_its_links_resolve():
+    """The README is read in five minutes: under 8,000 characters, everything else one link
+    away in a page that exists."""
+    readme = (REPO / "README.md").read_text()
+    assert len(readme) < 8000, len(readme)
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    assert len(links) >= 6
+    for link in links:
+        assert (REPO / link).is_file(), link
