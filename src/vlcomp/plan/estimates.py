@@ -246,12 +246,12 @@ def _llm_prior_job(config: dict[str, Any], lm: str) -> StageJob:
     from vlcomp.report.labels import ALPHA_KINDS, benchmark_kind, configured_benchmarks
 
     entry = {e["name"]: e for e in text_priors(config)}[lm]
-    scale = "world" if "world" in config else model_scale({"model": entry["model"]},
-                                                          world=False)
+    scale = model_scale({"model": entry["model"]}, world="world" in config)
     texts = sum(benchmark_size(config, b).texts for b in configured_benchmarks(config)
                 if benchmark_kind(b) in ALPHA_KINDS)
+    # a text-only LM is base-sized (BART) or ~3B (xl): no ViT-L-class tower
     return _per_item_job(config, "llm_prior", lm, texts, "llm_text",
-                         "xl" if scale == "xl" else "world" if scale == "world" else "base")
+                         "base" if scale == "large" else scale)
 
 
 def _captions_job(config: dict[str, Any], model: str) -> StageJob:
@@ -264,8 +264,8 @@ def _captions_job(config: dict[str, Any], model: str) -> StageJob:
 def _filter_job(config: dict[str, Any], genset: str) -> StageJob:
     spec = config["generation"][genset]
     model = spec.get("filter", {}).get("model")
-    scale = ("world" if "world" in config else
-             _entry_scale(config, model, None)[1] if model else "base")
+    scale = (_entry_scale(config, model, None)[1] if model
+             else "world" if "world" in config else "base")
     images = generation_prompts(config, genset) * int(spec.get("images_per_prompt", 4))
     return _per_item_job(config, "filter", genset, images, "embed_image", scale)
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from vlcomp.io import write_json, write_parquet
 from vlcomp.score.pair_jobs import benchmark_texts, llm_prior_scores, prior_table
-from vlcomp.score.pair_plan import PairPlan, PlanScores, score_plan, shard_plan
+from vlcomp.score.pair_plan import PairPlan, PlanScores, plan_chunks, score_plan, shard_plan
 from vlcomp.score.pairs import ImageRef, image_index
 from vlcomp.score.text_prior import (
     PRIOR_CHUNK,
@@ -136,7 +136,7 @@ def join_choice_shards(job: ChoiceJob, null: Mapping[str, Any] | None,
     scored = PlanScores.empty(job.plan)
     check_complete([slice(int(s["chunks_start"]), int(s["chunks_stop"])) for s in shards],
                    int(shards[0]["chunks_total"]) if shards else 0)
-    _, _, _, total = shard_plan(job.plan, "0-of-1", image_batch)
+    total = len(plan_chunks(job.plan, image_batch))
     if shards and int(shards[0]["chunks_total"]) != total:
         raise ValueError(f"the shards cut {int(shards[0]['chunks_total'])} picture chunks, "
                          f"this plan has {total}")

@@ -249,14 +249,20 @@ def score_plan(scorer: Any, plan: PairPlan, *, batch_size: int = 64, image_batch
     return scored
 
 
+def plan_chunks(plan: PairPlan, image_batch: int,
+                chunk_pairs: int = CHUNK_PAIRS) -> list[list[int]]:
+    """The picture chunks `score_plan` scores ``plan`` in, in order."""
+    counts = np.array([len(w) for w in plan.wanted], dtype=np.int64)
+    return picture_chunks(plan.needs_vision(), counts, chunk_pairs, image_batch)
+
+
 def shard_plan(plan: PairPlan, shard: str, image_batch: int,
                chunk_pairs: int = CHUNK_PAIRS) -> tuple[PairPlan, list[int], slice, int]:
     """One shard's part of ``plan``: a block of the whole picture chunks `score_plan` would
     score (`PairPlan.part`), so each picture sees the batches it sees in one job; returns the
     part, its pictures (indices in ``plan``, in scoring order), the block of chunks and
     their number."""
-    counts = np.array([len(w) for w in plan.wanted], dtype=np.int64)
-    chunks = picture_chunks(plan.needs_vision(), counts, chunk_pairs, image_batch)
+    chunks = plan_chunks(plan, image_batch, chunk_pairs)
     block = shard_block(len(chunks), shard)
     pictures = [p for chunk in chunks[block] for p in chunk]
     return plan.part(pictures), pictures, block, len(chunks)
