@@ -73,3 +73,32 @@ def test_composer_rejects_missing_inputs():
         BatchComposer("negclip", COUNTS, fake_tokenizer, NEGATIVES, [[1]])
     with pytest.raises(ValueError, match="no caption has a negative"):
         BatchComposer("trohn_text", COUNTS, fake_tokenizer, [[[], []], [[]], [[]], [[], []]])
+
+
+def test_mirror_caption_swaps_left_and_right_only():
+    from vlcomp.train.batches import mirror_caption
+
+    assert mirror_caption("a red circle to the left of a blue square") == (
+        "a red circle to the right of a blue square")
+    assert mirror_caption("there is a cross to the right of a circle and a square") == (
+        "there is a cross to the left of a circle and a square")
+    assert mirror_caption("a circle above a square") is None
+    assert mirror_caption("a circle next to a square") is None
+    assert mirror_caption("a leftover circle") is None
+
+
+def test_mirror_pairs_join_images_whose_caption_has_a_mirror():
+    from vlcomp.train.batches import StepRows, add_mirror_pairs
+
+    rows = StepRows(images=np.array([3, 0, 2]), texts=np.array([5, 0, 2]),
+                    negatives=np.zeros(0, dtype=np.int64))
+    mirror = np.array([6, -1, 7, -1, -1, 8])  # caption rows 0, 2, 5 have a mirror
+    every = add_mirror_pairs(rows, mirror, n_images=4, fraction=1.0,
+                             rng=np.random.default_rng(0))
+    assert every.images.tolist() == [3, 0, 2, 7, 4, 6]
+    assert every.texts.tolist() == [5, 0, 2, 8, 6, 7]
+    none = add_mirror_pairs(rows, mirror, 4, 0.0, np.random.default_rng(0))
+    assert none.images.tolist() == [3, 0, 2] and none.texts.tolist() == [5, 0, 2]
+    shares = [len(add_mirror_pairs(rows, np.array([6, 6, 6, 6, 6, 6]), 4, 0.3,
+                                   np.random.default_rng(s)).images) - 3 for s in range(400)]
+    assert np.mean(shares) == pytest.approx(0.9, abs=0.15)  # 3 images x 0.3

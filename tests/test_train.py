@@ -294,3 +294,49 @@ def test_without_extra_columns_the_hard_negative_loss_is_the_clip_loss():
     img = torch.nn.functional.normalize(torch.randn(8, 16, generator=gen), dim=-1)
     txt = torch.nn.functional.normalize(torch.randn(8, 16, generator=gen), dim=-1)
     assert torch.equal(hard_negative_text_loss(img, txt, 10.0), clip_loss(img, txt, 10.0))
+
+
+def _left_right_task(n: int, seed: int) -> tuple[np.ndarray, list[list[str]]]:
+    """Two colour blocks side by side, captioned by which is on the left."""
+    rng = np.random.default_rng(seed)
+    names = list(COLOURS)
+    images, captions = [], []
+    for _ in range(n):
+        a, b = rng.choice(len(names), 2, replace=False)
+        img = np.zeros((32, 32, 3), dtype=np.uint8)
+        img[:, :16], img[:, 16:] = COLOURS[names[a]], COLOURS[names[b]]
+        images.append(img)
+        captions.append([f"a {names[a]} block to the left of a {names[b]} block",
+                         f"a {names[a]} block and a {names[b]} block"])
+    return np.stack(images), captions
+
+
+def test_mirror_pairs_add_flipped_images_with_swapped_captions(tmp_path):
+    from vlcomp.train.clip_trainer import _with_mirrors
+    from vlcomp.train.image_bank import as_pixels
+
+    images, captions = _left_right_task(6, 0)
+    tokenizer = world_tokenizer(TINY_WORLD)
+    tokens = tokenizer([t for caps in captions for t in caps])
+    pixels, table, rows = _with_mirrors(as_pixels(images), tokens, captions, tokenizer, "clip")
+    assert torch.equal(pixels[6 + 2], torch.flip(pixels[2], dims=[-1]))
+    assert rows.tolist() == [12 + k if r % 2 == 0 else -1 for k, r in
+                             zip(np.arange(12) // 2, range(12), strict=True)]
+    mirrored = captions[1][0].replace("left", "right")
+    assert torch.equal(table[rows[2]], tokenizer([mirrored])[0])
+    with pytest.raises(ValueError, match="clip objective"):
+        _with_mirrors(as_pixels(images), tokens, captions, tokenizer, "negclip")
+    with pytest.raises(ValueError, match="left/right"):
+        _with_mirrors(as_pixels(images), tokens, [[c[1]] for c in captions], tokenizer, "clip")
+
+    def run(mirror: float):
+        torch.manual_seed(0)
+        model = build_world_clip(TINY_WORLD)
+        cfg = TrainConfig(epochs=2, batch_size=4, lr=2e-3, warmup_steps=1, seed=0, threads=2,
+                          mirror_pairs=mirror)
+        train_clip(model, images, captions, tokenizer, cfg)
+        return model.state_dict()["text_projection"]
+
+    with_pairs = run(1.0)
+    assert torch.equal(with_pairs, run(1.0))  # deterministic
+    assert not torch.equal(with_pairs, run(0.0))  # the pairs take part in the loss

@@ -19,8 +19,9 @@ reference drops such rows.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -114,3 +115,33 @@ class BatchComposer:
         if self.objective == "trohn_img":
             images = np.concatenate([images, self.neg_image_rows[negatives]])
         return StepRows(images=images, texts=texts, negatives=negatives)
+
+
+_LEFT_RIGHT = re.compile(r"\bto the (left|right) of\b")
+
+
+def mirror_caption(text: str) -> str | None:
+    """The caption of the left-right mirrored picture: "to the left of" and "to the right of"
+    trade places; None when the caption names no left/right relation (its mirror would be
+    described by the same words, so the pair would teach nothing)."""
+    if not _LEFT_RIGHT.search(text):
+        return None
+    return _LEFT_RIGHT.sub(lambda m: f"to the {'right' if m[1] == 'left' else 'left'} of", text)
+
+
+def add_mirror_pairs(rows: StepRows, mirror_text_rows: np.ndarray, n_images: int,
+                     fraction: float, rng: np.random.Generator) -> StepRows:
+    """Join some images of a ``clip`` step by their left-right mirror image.
+
+    Each image whose caption this epoch has a mirrored caption (``mirror_text_rows[t] >= 0``)
+    brings, with probability ``fraction``, its mirror (pixel row ``n_images + i``) captioned by
+    the mirrored text. The two differ only in which side each object is on, so the in-batch
+    loss can only tell them apart by binding shapes to positions: web-scale batches hold such
+    pairs now and then, and without them a CLIP trained on the world learns a bag of shapes
+    (ARO §3). One draw per image of the batch, whatever its caption.
+    """
+    draws = rng.random(len(rows.images))
+    mirrored = mirror_text_rows[rows.texts]
+    keep = (draws < fraction) & (mirrored >= 0)
+    return replace(rows, images=np.concatenate([rows.images, n_images + rows.images[keep]]),
+                   texts=np.concatenate([rows.texts, mirrored[keep]]))

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from vlcomp.io import atomic_path
 from vlcomp.models.text_trim import encode_text
 from vlcomp.models.world_clip import image_layout
-from vlcomp.train.batches import BatchComposer
+from vlcomp.train.batches import BatchComposer, add_mirror_pairs, mirror_caption
 from vlcomp.train.image_bank import FileImages, as_pixels, concat_pixels
 from vlcomp.train.losses import hard_negative_text_loss
 from vlcomp.train.training_state import (
@@ -55,6 +55,7 @@ class TrainConfig:
     objective: str = "clip"
     amp: bool = True
     selection: str = "val_mean_r1"  # the log column whose best epoch is kept
+    mirror_pairs: float = 0.0  # share of left/right-captioned images joined by their mirror
 
 
 @dataclass
@@ -141,6 +142,28 @@ def _cut_batches(order: np.ndarray, batch_size: int) -> list[np.ndarray]:
     of one sample is dropped)."""
     batches = [order[s : s + batch_size] for s in range(0, len(order), batch_size)]
     return [b for b in batches if len(b) >= 2]
+
+
+def _with_mirrors(
+    pixels: Any, tokens: torch.Tensor, captions: Sequence[Sequence[str]], tokenizer: Tokenizer,
+    objective: str,
+) -> tuple[torch.Tensor, torch.Tensor, np.ndarray]:
+    """The pixel table with every image's left-right mirror appended (row ``n + i``), the
+    token table with each mirrorable caption's mirrored text appended, and per caption row
+    its mirror's token row (-1: none)."""
+    if objective != "clip":
+        raise ValueError(f"mirror_pairs serves the clip objective (pretraining), not {objective!r}")
+    if not isinstance(pixels, torch.Tensor):
+        raise ValueError("mirror_pairs needs the training images in memory (the world)")
+    flat = [text for caps in captions for text in caps]
+    mirrored = [mirror_caption(text) for text in flat]
+    have = [k for k, text in enumerate(mirrored) if text is not None]
+    if not have:
+        raise ValueError("mirror_pairs: no training caption names a left/right relation")
+    rows = np.full(len(flat), -1, dtype=np.int64)
+    rows[have] = len(flat) + np.arange(len(have))
+    tokens = torch.cat([tokens, tokenizer([mirrored[k] for k in have])])
+    return torch.cat([pixels, torch.flip(pixels, dims=[-1])]), tokens, rows
 
 
 def steps_per_epoch(n: int, batch_size: int) -> int:
@@ -248,10 +271,13 @@ def train_clip(
     and rerun, ends with the same weights as one unbroken run.
 
     Each epoch pairs every image with one of its captions, drawn (like the batch order and
-    every hard example) by a numpy Generator seeded with `cfg.seed`. No augmentation (flips
-    would break left/right). Seed the model's initialisation yourself; with that, two CPU
-    runs give identical weights. Validation (if given) uses the first caption of each image.
-    On CUDA with ``cfg.amp`` the forward pass runs under bfloat16 autocast.
+    every hard example) by a numpy Generator seeded with `cfg.seed`. No augmentation, except
+    ``cfg.mirror_pairs`` (``clip`` objective, images in memory): some images whose caption
+    names a left/right relation meet their mirror image, captioned with left and right
+    swapped, in the same batch (`vlcomp.train.batches.add_mirror_pairs`). Seed the model's
+    initialisation yourself; with that, two CPU runs give identical weights. Validation (if
+    given) uses the first caption of each image. On CUDA with ``cfg.amp`` the forward pass
+    runs under bfloat16 autocast.
     """
     if len(images) != len(captions):
         raise ValueError(f"{len(images)} images but {len(captions)} caption lists")
@@ -268,6 +294,10 @@ def train_clip(
         if generated_images is not None and len(generated_images):
             pixels = concat_pixels(pixels, as_pixels(generated_images))
         tokens, offsets, counts = tokenize_captions(captions, tokenizer)
+        mirror_rows = None
+        if cfg.mirror_pairs > 0:
+            pixels, tokens, mirror_rows = _with_mirrors(pixels, tokens, captions, tokenizer,
+                                                        cfg.objective)
         composer = BatchComposer(cfg.objective, counts, tokenizer, negatives, neighbours,
                                  negative_images, n_images=len(images))
         if has_val:
@@ -313,6 +343,9 @@ def train_clip(
                 for group in optimizer.param_groups:
                     group["lr"] = lr
                 rows_ = composer.step(batch, progress.chosen, rng)
+                if mirror_rows is not None:
+                    rows_ = add_mirror_pairs(rows_, mirror_rows, len(images), cfg.mirror_pairs,
+                                             rng)
                 with _autocast(device, cfg.amp):
                     batch_pixels = pixels[torch.from_numpy(rows_.images)].to(device)
                     img_f = model.encode_image(
