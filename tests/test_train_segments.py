@@ -150,3 +150,18 @@ def test_a_segment_refuses_a_state_it_cannot_continue(tmp_path, task):
     broken.write_bytes(b"<html>not a state</html>")
     with pytest.raises(ValueError, match=r"broken\.pt: not a readable training state"):
         _train(task, _fresh(), segment=(1, 3), start_state=broken, state_out=tmp_path / "y.pt")
+
+
+def test_input_origin_changes_with_inputs_and_run_settings(tmp_path):
+    from vlcomp.train.training_state import input_origin
+
+    data = tmp_path / "images.parquet"
+    data.write_bytes(b"x")
+    run = {"model": {"vision": {"layers": [1, 1, 1, 1]}}, "epochs": 8}
+    base = input_origin([data], run)
+    same = {"epochs": 8, "model": {"vision": {"layers": [1, 1, 1, 1]}}}  # key order aside
+    assert base == input_origin([data], same)
+    assert base != input_origin([data], {**run, "model": {"vision": {"layers": 4}}})
+    assert base != input_origin([data])
+    data.write_bytes(b"xy")
+    assert base != input_origin([data], run)

@@ -189,7 +189,7 @@ with job_log(snakemake.log[0]) as log:
         log_path=getattr(snakemake.output, "log_csv", None), resume_path=snakemake.params.resume,
         epoch_dir=epoch_dir, validate=validate, segment=(index, count),
         start_state=start_state, state_out=None if final else snakemake.output.state,
-        origin=input_origin(snakemake.input), **hard,
+        origin=input_origin(snakemake.input, run), **hard,
         checkpoint_seconds=60 * float(run.get("checkpoint_minutes", 30)),
     )
     Path(snakemake.params.resume).unlink(missing_ok=True)

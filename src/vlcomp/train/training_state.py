@@ -11,6 +11,7 @@ of segments, or killed and resumed, ends with the weights of one unbroken run.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import warnings
 from collections.abc import Iterable
@@ -155,12 +156,15 @@ def segment_start_state(path: str | os.PathLike, cfg: Any, start_step: int) -> d
     return state
 
 
-def input_origin(paths: Iterable[str | os.PathLike]) -> str:
-    """A short fingerprint of a job's input files (names, sizes, modification times): a
-    resume state left by a killed job is only continued while its inputs are unchanged."""
+def input_origin(paths: Iterable[str | os.PathLike], settings: Any = None) -> str:
+    """A short fingerprint of a job's input files (names, sizes, modification times) and its
+    run ``settings`` (e.g. the run's configuration entry, architecture included): a resume
+    state left by a killed job is only continued while both are unchanged."""
     digest = hashlib.sha256()
     for path in sorted(str(p) for p in paths):
         stat = Path(path).stat() if Path(path).exists() else None
         digest.update(f"{path}\0{stat.st_size if stat else -1}\0"
                       f"{stat.st_mtime_ns if stat else -1}\n".encode())
+    if settings is not None:
+        digest.update(json.dumps(settings, sort_keys=True, default=str).encode())
     return digest.hexdigest()[:16]
