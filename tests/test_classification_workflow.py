@@ -19,7 +19,7 @@ from vlcomp.benchmarks.classification_plan import (
     classification_plan,
 )
 from vlcomp.benchmarks.classification_sets import check_labels, class_prompts, split_imagesets
-from vlcomp.config import ConfigError
+from vlcomp.config import ConfigError, resolve_extends
 from vlcomp.config_checks import validate_config
 from vlcomp.data.sources import CIFAR_SHA256, SOURCES, manual_checks, remote_files
 from vlcomp.metrics.classification import CLIP_C_GRID
@@ -36,7 +36,9 @@ from .conftest import REPO
 
 SCHEMA = REPO / "config" / "schema.yaml"
 PAPER = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
-WORLD = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+# the three-seed world: every run's seeds take part
+WORLD = resolve_extends(yaml.safe_load((REPO / "config" / "three_seeds.yaml").read_text()),
+                        [REPO / "config"])
 
 
 # ---------------------------------------------------------------------------- configuration

@@ -16,6 +16,7 @@ from vlcomp.config import (
     model_groups,
     model_role,
     prior_column,
+    resolve_extends,
     text_priors,
 )
 from vlcomp.config_checks import validate_config
@@ -168,8 +169,20 @@ def test_families_decide_roles_embeddings_and_captioners():
     assert all(is_captioner(models[n]) for n in ("blip2_flant5", "blip2_qformer_lm"))
 
 
+def test_three_seed_world_is_the_default_with_more_seeds():
+    default = load("config/config.yaml")
+    three = resolve_extends(load("config/three_seeds.yaml"), [REPO / "config"])
+    validate_config(three, SCHEMA)
+    assert [k for k in expand_runs(default) if k.startswith("negclip")] == ["negclip_s0"]
+    assert three["benchmarks"]["order"]["seeds"] == [0, 1, 2]
+    for name in ("clip_ft", "negclip", "trohn_text", "trohn_img"):
+        assert three["train"].pop(name) == {**default["train"].pop(name), "seeds": [0, 1, 2]}
+    three["benchmarks"].pop("order"), default["benchmarks"].pop("order")
+    assert three == default  # nothing else differs
+
+
 def test_seeded_runs_and_models_expand_per_seed():
-    config = load("config/config.yaml")
+    config = resolve_extends(load("config/three_seeds.yaml"), [REPO / "config"])
     runs = expand_runs(config)
     assert {"world_clip", "negclip_s0", "negclip_s1", "negclip_s2"} <= set(runs)
     assert "negclip" not in runs and runs["negclip_s2"]["seed"] == 2

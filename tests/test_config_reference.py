@@ -16,6 +16,7 @@ from vlcomp.config_reference import README, SCHEMA, main, render, resolve, secti
 from .conftest import REPO
 
 CONFIGS = ["config/config.yaml", "config/paper.yaml", "config/evaluate.yaml",
+           "config/three_seeds.yaml",
            "tests/data/tiny_config.yaml"]
 NOT_DOCUMENTATION = ("if", "then", "else", "not", "propertyNames")  # constraints, not keys
 
