@@ -514,7 +514,8 @@ def metric_options(benchmark):
         }
     if benchmark == "vg_attribution":
         return {"min_count": opts.get("min_count", 25)}
-    if "within" in opts:  # VL-CheckList: a tag's corpus mean (default) or its pooled items
+    # VL-CheckList: a tag's corpus mean (default) or its pooled items
+    if "within" in opts:
         return {"within": opts["within"]}
     return {}
 
