@@ -18,8 +18,9 @@ def load_schema(path: Path = SCHEMA) -> dict[str, Any]:
     return yaml.safe_load(Path(path).read_text())
 
 
-def _resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """A schema node with its local ``$ref`` (``#/$defs/...``) followed."""
+def resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``node`` with its local ``$ref`` (``#/$defs/...``) followed; keywords written beside
+    the ``$ref`` (a use site's ``description``, ``default``) win over the definition's."""
     while "$ref" in node:
         ref = node["$ref"]
         if not ref.startswith("#/"):
@@ -37,11 +38,11 @@ def schema_node(path: str, schema: dict[str, Any] | None = None) -> dict[str, An
     schema = load_schema() if schema is None else schema
     node = schema
     for part in filter(None, path.split(".")):
-        properties = _resolve(node, schema).get("properties", {})
+        properties = resolve(node, schema).get("properties", {})
         if part not in properties:
             raise KeyError(f"config schema: no key {part!r} in {path!r}")
         node = properties[part]
-    return _resolve(node, schema)
+    return resolve(node, schema)
 
 
 def defaults(path: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -49,7 +50,7 @@ def defaults(path: str, schema: dict[str, Any] | None = None) -> dict[str, Any]:
     schema = load_schema() if schema is None else schema
     properties = schema_node(path, schema).get("properties", {})
     return {key: copy.deepcopy(spec["default"]) for key, spec in properties.items()
-            if "default" in _resolve(spec, schema)}
+            if "default" in resolve(spec, schema)}
 
 
 def section(config: dict[str, Any], path: str,

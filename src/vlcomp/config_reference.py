@@ -25,8 +25,9 @@ from typing import Any
 
 import yaml
 
+from vlcomp.config_defaults import SCHEMA, resolve
+
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "config" / "schema.yaml"
 README = REPO / "config" / "README.md"
 COMMAND = "python -m vlcomp.config_reference"
 
@@ -42,17 +43,6 @@ class Row:
     type: str
     default: str
     description: str
-
-
-def resolve(node: Schema, schema: Schema) -> Schema:
-    """``node`` with its local ``$ref`` (``#/$defs/...``) followed; keywords written beside
-    the ``$ref`` (a use site's ``description``, ``default``) win over the definition's."""
-    while "$ref" in node:
-        target: Any = schema
-        for part in _ref_parts(node["$ref"]):
-            target = target[part]
-        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-    return node
 
 
 def _ref_parts(ref: str) -> list[str]:
