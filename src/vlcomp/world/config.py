@@ -26,6 +26,8 @@ class WorldConfig:
     next_to_distance: float = 0.4
     background: tuple[int, int, int] = (96, 96, 96)
     supersample: int = 4
+    relation_prior: float = 0.0
+    attribute_prior: float = 0.0
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> WorldConfig:
@@ -54,5 +56,8 @@ class WorldConfig:
                 raise ValueError(f"world.{key}: need at least two distinct values")
         if len(self.sizes) < 1 or any(not 0 < v < 0.5 for v in self.sizes.values()):
             raise ValueError("world.sizes: half-extents must be in (0, 0.5)")
+        for key in ("relation_prior", "attribute_prior"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                raise ValueError(f"world.{key}: must be in [0, 1]")
         if self.captions_per_image < 1:
             raise ValueError("world.captions_per_image: must be >= 1")

@@ -9,6 +9,7 @@ import numpy as np
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import inside, layout_is_valid, pair_is_clear
+from vlcomp.world.prior import apply_scene_prior
 from vlcomp.world.scene import Scene, WorldObject
 
 MAX_PLACEMENT_TRIES = 200
@@ -39,7 +40,8 @@ def place_object(
 
 
 def sample_scene(cfg: WorldConfig, split: str, index: int) -> Scene:
-    """Sample scene ``index`` of ``split``: 2–3 objects with distinct shapes, clear layout."""
+    """Sample scene ``index`` of ``split``: 2–3 objects with distinct shapes, clear layout,
+    then the scene prior (`vlcomp.world.prior`) from a generator of its own."""
     rng = stable_rng("scene", cfg.seed, split, index)
     size_names = sorted(cfg.sizes)
     while True:
@@ -54,7 +56,10 @@ def sample_scene(cfg: WorldConfig, split: str, index: int) -> Scene:
                 break
             objects.append(obj)
         if len(objects) == n and layout_is_valid(objects, cfg.min_axis_ratio, cfg.min_gap):
-            return Scene(scene_id(split, index), split, tuple(objects))
+            prior_rng = stable_rng("scene_prior", cfg.seed, split, index)
+            arranged = apply_scene_prior(tuple(objects), cfg.shapes, cfg.colors,
+                                         cfg.relation_prior, cfg.attribute_prior, prior_rng)
+            return Scene(scene_id(split, index), split, arranged)
 
 
 def sample_split(cfg: WorldConfig, split: str) -> Iterator[Scene]:
