@@ -173,7 +173,8 @@ def _embed_job(config: dict[str, Any], name: str, entry: dict[str, Any] | None) 
 def _generate_job(config: dict[str, Any], genset: str) -> StageJob:
     spec = config["generation"][genset]
     scale = "world" if spec.get("backend", "world") == "world" else "diffusers"
-    images = generation_prompts(config, genset) * int(spec.get("images_per_prompt", 4))
+    images = generation_prompts(config, genset) * int(
+        section(config, f"generation.{genset}")["images_per_prompt"])
     return _per_item_job(config, "generate", genset, images, "generate_image", scale)
 
 
@@ -266,7 +267,8 @@ def _filter_job(config: dict[str, Any], genset: str) -> StageJob:
     model = spec.get("filter", {}).get("model")
     scale = (_entry_scale(config, model, None)[1] if model
              else "world" if "world" in config else "base")
-    images = generation_prompts(config, genset) * int(spec.get("images_per_prompt", 4))
+    images = generation_prompts(config, genset) * int(
+        section(config, f"generation.{genset}")["images_per_prompt"])
     return _per_item_job(config, "filter", genset, images, "embed_image", scale)
 
 

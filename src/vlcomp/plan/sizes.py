@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vlcomp.config_defaults import section
+
 
 @dataclass(frozen=True)
 class Size:
@@ -171,8 +173,8 @@ def imageset_images(config: dict[str, Any], imageset: str) -> int:
         splits = config["world"]["splits"]
         return int(splits.get(split, splits["test"]))
     if split == "generated":
-        spec = config.get("generation", {}).get(name, {})
-        return generation_prompts(config, name) * int(spec.get("images_per_prompt", 1))
+        spec = section(config, f"generation.{name}")
+        return generation_prompts(config, name) * int(spec["images_per_prompt"])
     collection = config.get("datasets", {}).get(name, {}).get("collection", name)
     return RELEASED_IMAGES.get(collection, {}).get(split, 0)
 
