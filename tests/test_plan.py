@@ -101,3 +101,16 @@ def test_cluster_page_lists_every_per_item_cost():
     for (kind, scale), cost in COSTS.items():
         row = f"| `{kind}` | {scale} | {cost.seconds:g} | {cost.device} | {cost.source} |"
         assert row in page, row
+
+
+def test_generated_image_counts_agree_and_default_to_four_per_prompt():
+    from vlcomp.plan.sizes import generation_prompts, imageset_images
+
+    paper = yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+    unset = {**paper, "generation": {**paper["generation"], "bivlc": {
+        k: v for k, v in paper["generation"]["bivlc"].items() if k != "images_per_prompt"}}}
+    for config in (paper, unset):
+        expected = generation_prompts(config, "bivlc") * int(
+            config["generation"]["bivlc"].get("images_per_prompt", 4))
+        assert imageset_images(config, "bivlc_generated") == expected
+        assert stage_job(config, "generate", "bivlc").items == expected
