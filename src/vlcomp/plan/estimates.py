@@ -20,6 +20,7 @@ from vlcomp.plan.sizes import (
     choice_pairs,
     dataset_captions,
     embedding_items,
+    generated_images,
     generation_prompts,
     imageset_images,
     retrieval_pairs,
@@ -173,8 +174,7 @@ def _embed_job(config: dict[str, Any], name: str, entry: dict[str, Any] | None) 
 def _generate_job(config: dict[str, Any], genset: str) -> StageJob:
     spec = config["generation"][genset]
     scale = "world" if spec.get("backend", "world") == "world" else "diffusers"
-    images = generation_prompts(config, genset) * int(
-        section(config, f"generation.{genset}")["images_per_prompt"])
+    images = generated_images(config, genset)
     return _per_item_job(config, "generate", genset, images, "generate_image", scale)
 
 
@@ -267,8 +267,7 @@ def _filter_job(config: dict[str, Any], genset: str) -> StageJob:
     model = spec.get("filter", {}).get("model")
     scale = (_entry_scale(config, model, None)[1] if model
              else "world" if "world" in config else "base")
-    images = generation_prompts(config, genset) * int(
-        section(config, f"generation.{genset}")["images_per_prompt"])
+    images = generated_images(config, genset)
     return _per_item_job(config, "filter", genset, images, "embed_image", scale)
 
 

@@ -101,6 +101,13 @@ def generation_prompts(config: dict[str, Any], genset: str) -> int:
     return RELEASED_PROMPTS.get(genset, 0)
 
 
+def generated_images(config: dict[str, Any], genset: str) -> int:
+    """Candidate images a generated set makes, expected: its captions × ``images_per_prompt``
+    (the schema's default where unset)."""
+    per_prompt = section(config, f"generation.{genset}")["images_per_prompt"]
+    return generation_prompts(config, genset) * int(per_prompt)
+
+
 def retrieval_pairs(config: dict[str, Any], benchmark: str) -> int:
     """(image, query) pairs a generative model scores for a retrieval benchmark: its test
     gallery and the validation gallery built the same way (for α*), at most
@@ -173,8 +180,7 @@ def imageset_images(config: dict[str, Any], imageset: str) -> int:
         splits = config["world"]["splits"]
         return int(splits.get(split, splits["test"]))
     if split == "generated":
-        spec = section(config, f"generation.{name}")
-        return generation_prompts(config, name) * int(spec["images_per_prompt"])
+        return generated_images(config, name)
     collection = config.get("datasets", {}).get(name, {}).get("collection", name)
     return RELEASED_IMAGES.get(collection, {}).get(split, 0)
 

@@ -18,6 +18,7 @@ leaves every scene exactly as the balanced sampler drew it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import permutations
 
 import numpy as np
@@ -55,10 +56,8 @@ def arrange_in_order(
     best, best_count = objects, -1
     looks = [(o.shape, o.color) for o in objects]
     for perm in permutations(range(len(objects))):
-        cand = tuple(
-            WorldObject(looks[p][0], looks[p][1], o.size, o.x, o.y, o.extent)
-            for p, o in zip(perm, objects, strict=True)
-        )
+        cand = tuple(replace(o, shape=looks[p][0], color=looks[p][1])
+                     for p, o in zip(perm, objects, strict=True))
         count = ordered_pairs(cand, shapes)
         if count > best_count:
             best, best_count = cand, count
@@ -76,7 +75,7 @@ def apply_scene_prior(
     """The scene's objects under the prior (unchanged when both priors are 0)."""
     if attribute_prior > 0:
         objects = tuple(
-            WorldObject(o.shape, usual_color(o.shape, shapes, colors), o.size, o.x, o.y, o.extent)
+            replace(o, color=usual_color(o.shape, shapes, colors))
             if rng.random() < attribute_prior else o
             for o in objects
         )
