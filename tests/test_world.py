@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from itertools import combinations
 
@@ -11,13 +12,27 @@ import pytest
 from vlcomp.data.world import build_world, read_scenes
 from vlcomp.seeding import stable_rng
 from vlcomp.world.captions import scene_captions
+from vlcomp.world.compose import compose_scene
 from vlcomp.world.config import WorldConfig
-from vlcomp.world.geometry import direction, holds, layout_is_valid
+from vlcomp.world.geometry import direction, holds, layout_is_valid, place_of
 from vlcomp.world.grammar import CaptionParseError, CaptionSpec, Clause, NounPhrase, render_caption
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.render import crop_union, render_scene
 from vlcomp.world.sampler import sample_scene
-from vlcomp.world.scene import ABOVE, BELOW, INVERSE, LEFT_OF, NEXT_TO, RIGHT_OF, Scene, WorldObject
+from vlcomp.world.scene import (
+    ABOVE,
+    AT_THE_BOTTOM,
+    AT_THE_TOP,
+    BELOW,
+    INVERSE,
+    LEFT_OF,
+    NEXT_TO,
+    ON_THE_LEFT,
+    ON_THE_RIGHT,
+    RIGHT_OF,
+    Scene,
+    WorldObject,
+)
 
 
 def obj(shape, color, x, y, size="small", extent=0.1):
@@ -168,3 +183,51 @@ def test_pairs_in_scene_have_exactly_one_direction(world_cfg):
         for a, b in combinations(s.objects, 2):
             rels = [r for r in (LEFT_OF, RIGHT_OF, ABOVE, BELOW) if holds(a, r, b, 0.4)]
             assert rels == [direction(a, b)]
+
+
+def test_place_of_reads_the_dominant_side_and_leaves_the_centre_unnamed():
+    assert place_of(obj("circle", "red", 0.2, 0.55)) == ON_THE_LEFT
+    assert place_of(obj("circle", "red", 0.8, 0.3)) == ON_THE_RIGHT
+    assert place_of(obj("circle", "red", 0.45, 0.2)) == AT_THE_TOP
+    assert place_of(obj("circle", "red", 0.6, 0.85)) == AT_THE_BOTTOM
+    assert place_of(obj("circle", "red", 0.55, 0.45)) is None
+
+
+def test_place_phrases_parse_render_judge_and_compose(world_cfg):
+    o = Oracle(world_cfg)
+    spec = o.parser.parse("A red circle on the left and a large square on the right.")
+    assert [c.place for c in spec.clauses] == [ON_THE_LEFT, ON_THE_RIGHT]
+    assert spec.clauses[1].subject == NounPhrase("square", size="large")
+    assert CaptionSpec.from_json(spec.to_json()) == spec
+    assert render_caption(spec) == "A red circle on the left and a large square on the right."
+    assert o.is_true(spec, TWO)
+    assert not o.is_true("A red circle on the right and a square on the left.", TWO)  # swapped
+    assert not o.is_true("A circle at the top.", TWO)
+    assert o.parser.parse("the circle is on the left").style == "definite"
+    assert o.is_true("the circle is on the left", TWO)
+    with pytest.raises(CaptionParseError, match="cannot parse"):
+        o.parser.parse("a circle on the left of a square")
+    rng = np.random.default_rng(0)
+    for text in ("A red circle on the left and a cross at the bottom.",
+                 "A square at the top and a circle."):
+        scene = compose_scene(o.parser.parse(text), world_cfg, rng, "c")
+        assert scene is not None and o.is_true(text, scene), text
+
+
+def test_place_phrases_are_true_and_off_by_default(world_cfg):
+    placed = dataclasses.replace(world_cfg, place_phrases=1.0)
+    oracle = Oracle(placed)
+    said = 0
+    for i in range(40):
+        scene = sample_scene(placed, "train", i)
+        plain = scene_captions(scene, world_cfg, stable_rng("captions", 0, scene.scene_id))
+        caps = scene_captions(scene, placed, stable_rng("captions", 0, scene.scene_id))
+        assert not any(c.place for _, spec in plain for c in spec.clauses)
+        for template, spec in caps:
+            places = [c.place for c in spec.clauses if c.place]
+            said += len(places)
+            assert not places or template in ("list_attributes", "relation_and")
+            assert oracle.is_true(render_caption(spec), scene)
+    assert said > 40
+    with pytest.raises(ValueError, match=r"world\.place_phrases"):
+        WorldConfig.from_dict({"place_phrases": 1.5})

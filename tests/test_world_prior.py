@@ -5,11 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vlcomp.benchmarks.aro_vg import relation_items
+from vlcomp.seeding import stable_rng
+from vlcomp.world.captions import scene_captions
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import layout_is_valid
+from vlcomp.world.grammar import render_caption
 from vlcomp.world.prior import (
     apply_scene_prior,
     arrange_in_order,
+    figure_first,
     follows_order,
     ordered_pairs,
     usual_color,
@@ -92,3 +97,38 @@ def test_sampler_prior_is_seeded_valid_and_has_its_strength(world_cfg):
 def test_prior_outside_unit_interval_is_refused(key):
     with pytest.raises(ValueError, match=f"world.{key}"):
         WorldConfig.from_dict({key: 1.5})
+
+
+def test_figure_first_names_the_earlier_shape_with_the_given_chance():
+    objects = (obj("square", "red", 0.2, 0.5), obj("circle", "blue", 0.8, 0.5))
+    rng = np.random.default_rng(0)
+    assert figure_first(0, 1, objects, SHAPES, 0.0, rng) is None
+    assert rng.random() == np.random.default_rng(0).random()  # no draw at 0
+    assert figure_first(0, 1, objects, SHAPES, 1.0, rng) == (1, 0)
+    assert figure_first(1, 0, objects, SHAPES, 1.0, rng) == (1, 0)
+    draws = [figure_first(0, 1, objects, SHAPES, 0.3, rng) for _ in range(2000)]
+    assert 0.26 < sum(d is not None for d in draws) / len(draws) < 0.34
+
+
+def test_subject_prior_orders_relation_captions_and_vg_relation_items():
+    cfg = WorldConfig(subject_prior=1.0, splits={"train": 40, "val": 1, "test": 40})
+    scenes = [sample_scene(cfg, "test", i) for i in range(40)]
+    rank = {s: k for k, s in enumerate(cfg.shapes)}
+    relations = 0
+    for scene in scenes:
+        for _, spec in scene_captions(scene, cfg, stable_rng("captions", 0, scene.scene_id)):
+            for c in spec.clauses:
+                if c.object is not None:
+                    relations += 1
+                    assert rank[c.subject.shape] < rank[c.object.shape], render_caption(spec)
+    assert relations > 40
+    items = relation_items(scenes, cfg, seed=0)
+    firsts = [t[1].split(" is ")[0].removeprefix("the ") for t in items.texts]
+    seconds = [t[1].rsplit(" the ", 1)[1] for t in items.texts]
+    assert all(rank[a] < rank[b] for a, b in zip(firsts, seconds, strict=True))
+    balanced = relation_items(scenes, WorldConfig(splits=cfg.splits), seed=0)
+    shares = [rank[t[1].split(" is ")[0].removeprefix("the ")] < rank[t[1].rsplit(" the ", 1)[1]]
+              for t in balanced.texts]
+    assert 0.35 < sum(shares) / len(shares) < 0.65
+    with pytest.raises(ValueError, match=r"world\.subject_prior"):
+        WorldConfig.from_dict({"subject_prior": -0.1})

@@ -21,6 +21,7 @@ from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import true_relations
 from vlcomp.world.oracle import Oracle
+from vlcomp.world.prior import figure_first
 from vlcomp.world.render import crop_union
 from vlcomp.world.scene import SYMMETRIC_RELATIONS, Scene, WorldObject
 
@@ -45,14 +46,19 @@ def write_crops(scenes: Iterable[Scene], images: pd.DataFrame, crops_dir: Path) 
 
 
 def _object_pairs(
-    scenes: Iterable[Scene], stream: str, seed: int
+    scenes: Iterable[Scene], stream: str, seed: int, cfg: WorldConfig | None = None
 ) -> Iterator[tuple[Scene, WorldObject, WorldObject, str]]:
-    """Every object pair of every scene, in a seeded random order, with its crop id."""
+    """Every object pair of every scene, in a seeded random order, with its crop id; given
+    ``cfg``, its ``subject_prior`` puts the earlier-listed shape first (`figure_first`)."""
+    prior = cfg.subject_prior if cfg is not None else 0.0
     for scene in scenes:
         rng = stable_rng(stream, seed, scene.scene_id)
         for i, j in combinations(range(len(scene.objects)), 2):
             cid = crop_id(scene, i, j)
-            if rng.random() < 0.5:
+            ordered = cfg is not None and figure_first(i, j, scene.objects, cfg.shapes, prior, rng)
+            if ordered:
+                i, j = ordered
+            elif rng.random() < 0.5:
                 i, j = j, i
             yield scene, scene.objects[i], scene.objects[j], cid
 
@@ -66,9 +72,10 @@ def _choice_item(item_id: str, subset: str, crop: str, true: str, false: str, sc
 
 
 def relation_items(scenes: Iterable[Scene], cfg: WorldConfig, seed: int) -> pd.DataFrame:
-    """VG-Relation items: one per object pair and relation that holds (subject drawn at random)."""
+    """VG-Relation items: one per object pair and relation that holds; the subject is drawn at
+    random, or by ``world.subject_prior`` as the world's captions draw it."""
     oracle, rows = Oracle(cfg), []
-    for scene, a, b, cid in _object_pairs(scenes, "vg_relation", seed):
+    for scene, a, b, cid in _object_pairs(scenes, "vg_relation", seed, cfg):
         for rel in true_relations(a, b, cfg.next_to_distance):
             true = f"the {a.shape} is {rel} the {b.shape}"
             false = f"the {b.shape} is {rel} the {a.shape}"

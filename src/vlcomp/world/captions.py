@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from vlcomp.world.config import WorldConfig
-from vlcomp.world.geometry import direction, holds
+from vlcomp.world.geometry import direction, holds, place_of
 from vlcomp.world.grammar import CaptionSpec, Clause, NounPhrase, render_caption
+from vlcomp.world.prior import figure_first
 from vlcomp.world.scene import NEXT_TO, Scene
 
 # Detail levels of a noun phrase.
@@ -22,6 +23,17 @@ def noun_phrase(scene: Scene, k: int, detail: str, rng: np.random.Generator) -> 
     color = o.color if detail in (COLOR, FULL) else None
     size = o.size if detail == FULL else None
     return NounPhrase(o.shape, color, size, ref=k)
+
+
+def listed_clause(
+    scene: Scene, k: int, detail: str, rng: np.random.Generator, cfg: WorldConfig
+) -> Clause:
+    """Object ``k`` as a clause of a list; with chance ``cfg.place_phrases`` it also says where
+    the object is ("a red circle on the left"), as real captions now and then do."""
+    phrase = noun_phrase(scene, k, detail, rng)
+    if cfg.place_phrases > 0 and rng.random() < cfg.place_phrases:
+        return Clause(phrase, place=place_of(scene.objects[k]))
+    return Clause(phrase)
 
 
 def relation_clause(
@@ -44,8 +56,9 @@ def template_spec(
     if template == "list_shapes":
         return CaptionSpec(tuple(Clause(noun_phrase(scene, k, SHAPE, rng)) for k in order))
     if template == "list_attributes":
-        return CaptionSpec(tuple(Clause(noun_phrase(scene, k, MIXED, rng)) for k in order))
-    i, j = order[0], order[1]
+        return CaptionSpec(tuple(listed_clause(scene, k, MIXED, rng, cfg) for k in order))
+    i, j = figure_first(order[0], order[1], scene.objects, cfg.shapes, cfg.subject_prior,
+                        rng) or (order[0], order[1])
     if template == "relation_coarse":
         return CaptionSpec((relation_clause(scene, i, j, SHAPE, rng, cfg),))
     if template == "relation_fine":
@@ -55,7 +68,7 @@ def template_spec(
     if template == "definite_relation":
         return CaptionSpec((relation_clause(scene, i, j, SHAPE, rng, cfg),), style="definite")
     if template == "relation_and":
-        extra = tuple(Clause(noun_phrase(scene, k, MIXED, rng)) for k in order[2:])
+        extra = tuple(listed_clause(scene, k, MIXED, rng, cfg) for k in order[2:])
         return CaptionSpec((relation_clause(scene, i, j, MIXED, rng, cfg), *extra))
     raise ValueError(f"unknown caption template {template!r}")
 

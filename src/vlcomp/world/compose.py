@@ -3,17 +3,18 @@
 A caption names noun phrases and relations between them. Phrases with the same shape and
 compatible attributes are one object (world captions refer to an object once per clause);
 unstated colours and sizes are drawn at random, and positions are drawn until every stated
-relation holds and the layout is clear.
+relation and place holds and the layout is clear.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from vlcomp.world.config import WorldConfig
-from vlcomp.world.geometry import holds, layout_is_valid
+from vlcomp.world.geometry import holds, layout_is_valid, place_of
 from vlcomp.world.grammar import CaptionSpec, NounPhrase
 from vlcomp.world.sampler import place_object
 from vlcomp.world.scene import Scene, WorldObject
@@ -68,6 +69,16 @@ def stated_relations(spec: CaptionSpec, index: list[int]) -> list[tuple[int, str
     return rels
 
 
+def stated_places(spec: CaptionSpec, index: list[int]) -> list[tuple[int, str]]:
+    """``(object, place)`` for every place clause ("a red circle on the left")."""
+    places, k = [], 0
+    for clause in spec.clauses:
+        if clause.place is not None:
+            places.append((index[k], clause.place))
+        k += 1 if clause.object is None else 2
+    return places
+
+
 def relations_hold(
     objects: list[WorldObject], relations: list[tuple[int, str, int]], next_to: float
 ) -> bool:
@@ -79,8 +90,10 @@ def layout(
     relations: list[tuple[int, str, int]],
     cfg: WorldConfig,
     rng: np.random.Generator,
+    places: Sequence[tuple[int, str]] = (),
 ) -> list[WorldObject] | None:
-    """Positions for ``(shape, colour, size)`` objects with every relation holding, or None."""
+    """Positions for ``(shape, colour, size)`` objects with every relation and place holding,
+    or None."""
     for _ in range(MAX_LAYOUT_TRIES):
         objects: list[WorldObject] = []
         for shape, color, size in specs:
@@ -92,6 +105,7 @@ def layout(
             len(objects) == len(specs)
             and layout_is_valid(objects, cfg.min_axis_ratio, cfg.min_gap)
             and relations_hold(objects, relations, cfg.next_to_distance)
+            and all(place_of(objects[k]) == place for k, place in places)
         ):
             return objects
     return None
@@ -112,7 +126,7 @@ def compose_scene(
         )
         for s in slots
     ]
-    objects = layout(drawn, stated_relations(spec, index), cfg, rng)
+    objects = layout(drawn, stated_relations(spec, index), cfg, rng, stated_places(spec, index))
     if objects is None:
         return None
     return Scene(scene_id, split, tuple(objects))

@@ -28,6 +28,8 @@ class WorldConfig:
     supersample: int = 4
     relation_prior: float = 0.0
     attribute_prior: float = 0.0
+    place_phrases: float = 0.0
+    subject_prior: float = 0.0
 
     @staticmethod
     def from_dict(d: dict[str, Any]) -> WorldConfig:
@@ -56,7 +58,7 @@ class WorldConfig:
                 raise ValueError(f"world.{key}: need at least two distinct values")
         if len(self.sizes) < 1 or any(not 0 < v < 0.5 for v in self.sizes.values()):
             raise ValueError("world.sizes: half-extents must be in (0, 0.5)")
-        for key in ("relation_prior", "attribute_prior"):
+        for key in ("relation_prior", "attribute_prior", "place_phrases", "subject_prior"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise ValueError(f"world.{key}: must be in [0, 1]")
         if self.captions_per_image < 1:

@@ -5,7 +5,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from vlcomp.world.scene import ABOVE, BELOW, LEFT_OF, NEXT_TO, RIGHT_OF, WorldObject
+from vlcomp.world.scene import (
+    ABOVE,
+    AT_THE_BOTTOM,
+    AT_THE_TOP,
+    BELOW,
+    LEFT_OF,
+    NEXT_TO,
+    ON_THE_LEFT,
+    ON_THE_RIGHT,
+    RIGHT_OF,
+    WorldObject,
+)
+
+# An object this close to the centre along its dominant axis has no place a caption names.
+PLACE_MARGIN = 0.1
 
 
 def direction(a: WorldObject, b: WorldObject) -> str:
@@ -21,6 +35,17 @@ def holds(a: WorldObject, relation: str, b: WorldObject, next_to_distance: float
     if relation == NEXT_TO:
         return math.hypot(b.x - a.x, b.y - a.y) <= next_to_distance
     return direction(a, b) == relation
+
+
+def place_of(o: WorldObject) -> str | None:
+    """Where in the picture the object sits ("on the left", "at the top", ...): the side of
+    the centre along its dominant axis, None within ``PLACE_MARGIN`` of the centre."""
+    dx, dy = o.x - 0.5, o.y - 0.5
+    if max(abs(dx), abs(dy)) < PLACE_MARGIN:
+        return None
+    if abs(dx) >= abs(dy):
+        return ON_THE_LEFT if dx < 0 else ON_THE_RIGHT
+    return AT_THE_TOP if dy < 0 else AT_THE_BOTTOM
 
 
 def true_relations(

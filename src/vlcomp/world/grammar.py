@@ -3,9 +3,10 @@
 Grammar (case-insensitive, optional final period)::
 
     caption  := ["there is"] clause ((", " | " and ") clause)*
-    clause   := np [["is"] relation np]
+    clause   := np [["is"] (relation np | place)]
     np       := ("a" | "an" | "the") [size] [color] shape
     relation := "to the left of" | "to the right of" | "above" | "below" | "next to"
+    place    := "on the left" | "on the right" | "at the top" | "at the bottom"
 
 Noun phrases carry ``ref``, the index of the scene object they were written about (None when
 parsed from text); edits use it to change the scene and the caption together.
@@ -18,7 +19,7 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from vlcomp.world.scene import RELATIONS
+from vlcomp.world.scene import PLACES, RELATIONS
 
 
 class CaptionParseError(ValueError):
@@ -38,9 +39,12 @@ class NounPhrase:
 
 @dataclass(frozen=True)
 class Clause:
+    """``subject [relation object]``, or ``subject place`` ("a red circle on the left")."""
+
     subject: NounPhrase
     relation: str | None = None
     object: NounPhrase | None = None
+    place: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,9 @@ class CaptionSpec:
         clauses = []
         for c in d["clauses"]:
             obj = NounPhrase(**c["object"]) if c.get("object") else None
-            clauses.append(Clause(NounPhrase(**c["subject"]), c.get("relation"), obj))
+            clauses.append(
+                Clause(NounPhrase(**c["subject"]), c.get("relation"), obj, c.get("place"))
+            )
         return CaptionSpec(tuple(clauses), d.get("style", "plain"))
 
 
@@ -92,9 +98,11 @@ def np_text(np_: NounPhrase, definite: bool) -> str:
 def clause_text(c: Clause, style: str) -> str:
     definite = style == "definite"
     subj = np_text(c.subject, definite)
+    verb = " is" if definite else ""
+    if c.place is not None:
+        return f"{subj}{verb} {c.place}"
     if c.relation is None or c.object is None:
         return subj
-    verb = " is" if definite else ""
     return f"{subj}{verb} {c.relation} {np_text(c.object, definite)}"
 
 
@@ -110,6 +118,7 @@ def render_caption(spec: CaptionSpec, sentence_case: bool = True) -> str:
 
 
 _RELATION_TOKENS = sorted((r.split() for r in RELATIONS), key=len, reverse=True)
+_PLACE_TOKENS = [p.split() for p in PLACES]
 
 
 class CaptionParser:
@@ -149,13 +158,17 @@ class CaptionParser:
         subj = self._np()
         if self._peek() == "is":
             self._i += 1
-        rel = self._relation()
+        place = self._phrase(_PLACE_TOKENS)
+        if place is not None:
+            return Clause(subj, place=place)
+        rel = self._phrase(_RELATION_TOKENS)
         if rel is None:
             return Clause(subj)
         return Clause(subj, rel, self._np())
 
-    def _relation(self) -> str | None:
-        for words in _RELATION_TOKENS:
+    def _phrase(self, options: list[list[str]]) -> str | None:
+        """The first of ``options`` (token lists) that starts here, consumed, or None."""
+        for words in options:
             if self._toks[self._i : self._i + len(words)] == words:
                 self._i += len(words)
                 return " ".join(words)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import permutations
 
 from vlcomp.world.config import WorldConfig
-from vlcomp.world.geometry import holds
+from vlcomp.world.geometry import holds, place_of
 from vlcomp.world.grammar import CaptionParser, CaptionSpec, NounPhrase
 from vlcomp.world.scene import Scene, WorldObject
 
@@ -20,7 +20,7 @@ def np_matches(np_: NounPhrase, obj: WorldObject) -> bool:
 
 def spec_is_true(spec: CaptionSpec, scene: Scene, next_to_distance: float) -> bool:
     """True iff distinct scene objects can be assigned to the noun phrases so that every
-    phrase matches its object and every stated relation holds."""
+    phrase matches its object and every stated relation and place holds."""
     nps = spec.noun_phrases()
     if len(nps) > len(scene.objects):
         return False
@@ -32,6 +32,9 @@ def spec_is_true(spec: CaptionSpec, scene: Scene, next_to_distance: float) -> bo
         for clause in spec.clauses:
             subj = objs[k]
             k += 1
+            if clause.place is not None and place_of(subj) != clause.place:
+                ok = False
+                break
             if clause.object is not None:
                 obj = objs[k]
                 k += 1

@@ -3,7 +3,7 @@
 Real photographs are not balanced: horses eat grass, and the sky is above the sea. That is
 why a language prior alone solves ARO's VG-Relation (VisualGPTScore Table 2: P(t|null) 87.6)
 and why NegCLIP, whose swapped negative captions are mostly implausible, climbs on it. The
-world copies this with two knobs, both 0 (a balanced world) unless configured:
+world copies this with three knobs, all 0 (a balanced world) unless configured:
 
 * ``relation_prior``: the share of scenes whose shapes are arranged in the world's canonical
   order: a shape listed earlier in ``world.shapes`` is to the left of, or above, a shape listed
@@ -11,9 +11,15 @@ world copies this with two knobs, both 0 (a balanced world) unless configured:
   are assigned to the positions so that as many pairs as possible follow the order.
 * ``attribute_prior``: the chance that an object wears its shape's usual colour (the shape's
   position in ``world.shapes`` indexes ``world.colors``: circle red, square green, ...).
+* ``subject_prior``: the chance that a caption or annotation relating two objects names the
+  earlier-listed shape first, as people name the figure before the ground ("the cup is on the
+  table", seldom "the table is under the cup"; Visual Genome's subject-predicate-object
+  triplets, and so ARO's VG-Relation items, follow the same habit). It acts on the texts, not
+  on the scenes.
 
-Both draw from their own generator (seeded by world seed, split and index), so a prior of 0
-leaves every scene exactly as the balanced sampler drew it.
+The scene priors draw from their own generator (seeded by world seed, split and index), so a
+prior of 0 leaves every scene exactly as the balanced sampler drew it; the subject prior draws
+from the text's generator only when it is above 0.
 """
 
 from __future__ import annotations
@@ -82,3 +88,16 @@ def apply_scene_prior(
     if relation_prior > 0 and rng.random() < relation_prior:
         objects = arrange_in_order(objects, shapes)
     return objects
+
+
+def figure_first(
+    i: int, j: int, objects: tuple[WorldObject, ...], shapes: tuple[str, ...],
+    subject_prior: float, rng: np.random.Generator,
+) -> tuple[int, int] | None:
+    """``(subject, object)`` indices with the earlier-listed shape first, with chance
+    ``subject_prior``; None (no draw at 0) when the text keeps its own order."""
+    if subject_prior <= 0 or rng.random() >= subject_prior:
+        return None
+    if shapes.index(objects[i].shape) <= shapes.index(objects[j].shape):
+        return i, j
+    return j, i

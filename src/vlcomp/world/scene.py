@@ -16,6 +16,13 @@ NEXT_TO = "next to"
 ASYMMETRIC_RELATIONS = (LEFT_OF, RIGHT_OF, ABOVE, BELOW)
 SYMMETRIC_RELATIONS = (NEXT_TO,)
 RELATIONS = ASYMMETRIC_RELATIONS + SYMMETRIC_RELATIONS
+# Places in the picture, as captions say them ("a red circle on the left"): the side of the
+# image an object sits on, along its dominant axis (`vlcomp.world.geometry.place_of`).
+ON_THE_LEFT = "on the left"
+ON_THE_RIGHT = "on the right"
+AT_THE_TOP = "at the top"
+AT_THE_BOTTOM = "at the bottom"
+PLACES = (ON_THE_LEFT, ON_THE_RIGHT, AT_THE_TOP, AT_THE_BOTTOM)
 INVERSE = {LEFT_OF: RIGHT_OF, RIGHT_OF: LEFT_OF, ABOVE: BELOW, BELOW: ABOVE, NEXT_TO: NEXT_TO}
 
 
