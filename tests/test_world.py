@@ -140,6 +140,7 @@ def test_spec_json_round_trip():
     spec = CaptionSpec((Clause(NounPhrase("circle", "red", ref=0), ABOVE, NounPhrase("cross")),
                         Clause(NounPhrase("square", size="large", ref=2))), "there")
     assert CaptionSpec.from_json(spec.to_json()) == spec
+    assert '"place"' not in spec.to_json()  # the format stored before places existed
 
 
 def test_config_rejects_unknown_and_inconsistent_keys():

@@ -55,7 +55,7 @@ def _object_pairs(
         rng = stable_rng(stream, seed, scene.scene_id)
         for i, j in combinations(range(len(scene.objects)), 2):
             cid = crop_id(scene, i, j)
-            ordered = cfg is not None and figure_first(i, j, scene.objects, cfg.shapes, prior, rng)
+            ordered = figure_first(i, j, scene.objects, cfg.shapes, prior, rng) if cfg else None
             if ordered:
                 i, j = ordered
             elif rng.random() < 0.5:

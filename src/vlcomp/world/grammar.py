@@ -71,7 +71,13 @@ class CaptionSpec:
         return replace(self, clauses=clauses)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        """Sorted-key JSON; a clause without a place stores no ``place`` key (the format
+        written before places existed)."""
+        d = asdict(self)
+        for clause in d["clauses"]:
+            if clause["place"] is None:
+                del clause["place"]
+        return json.dumps(d, sort_keys=True)
 
     @staticmethod
     def from_json(text: str) -> CaptionSpec:
