@@ -46,16 +46,16 @@ def write_crops(scenes: Iterable[Scene], images: pd.DataFrame, crops_dir: Path) 
 
 
 def _object_pairs(
-    scenes: Iterable[Scene], stream: str, seed: int, cfg: WorldConfig | None = None
+    scenes: Iterable[Scene], stream: str, seed: int, shapes: tuple[str, ...] = (),
+    subject_prior: float = 0.0,
 ) -> Iterator[tuple[Scene, WorldObject, WorldObject, str]]:
-    """Every object pair of every scene, in a seeded random order, with its crop id; given
-    ``cfg``, its ``subject_prior`` puts the earlier-listed shape first (`figure_first`)."""
-    prior = cfg.subject_prior if cfg is not None else 0.0
+    """Every object pair of every scene, in a seeded random order, with its crop id;
+    ``subject_prior`` puts the earlier of ``shapes`` first (`figure_first`)."""
     for scene in scenes:
         rng = stable_rng(stream, seed, scene.scene_id)
         for i, j in combinations(range(len(scene.objects)), 2):
             cid = crop_id(scene, i, j)
-            ordered = figure_first(i, j, scene.objects, cfg.shapes, prior, rng) if cfg else None
+            ordered = figure_first(i, j, scene.objects, shapes, subject_prior, rng)
             if ordered:
                 i, j = ordered
             elif rng.random() < 0.5:
@@ -75,7 +75,8 @@ def relation_items(scenes: Iterable[Scene], cfg: WorldConfig, seed: int) -> pd.D
     """VG-Relation items: one per object pair and relation that holds; the subject is drawn at
     random, or by ``world.subject_prior`` as the world's captions draw it."""
     oracle, rows = Oracle(cfg), []
-    for scene, a, b, cid in _object_pairs(scenes, "vg_relation", seed, cfg):
+    for scene, a, b, cid in _object_pairs(scenes, "vg_relation", seed, cfg.shapes,
+                                            cfg.subject_prior):
         for rel in true_relations(a, b, cfg.next_to_distance):
             true = f"the {a.shape} is {rel} the {b.shape}"
             false = f"the {b.shape} is {rel} the {a.shape}"

@@ -59,24 +59,14 @@ def object_slots(spec: CaptionSpec) -> tuple[list[ObjectSlot], list[int]]:
 
 def stated_relations(spec: CaptionSpec, index: list[int]) -> list[tuple[int, str, int]]:
     """``(subject object, relation, object object)`` for every relation clause."""
-    rels, k = [], 0
-    for clause in spec.clauses:
-        subject = index[k]
-        k += 1
-        if clause.object is not None:
-            rels.append((subject, clause.relation, index[k]))
-            k += 1
-    return rels
+    return [(subject, str(c.relation), obj)
+            for c, subject, obj in spec.with_phrase_items(index) if obj is not None]
 
 
 def stated_places(spec: CaptionSpec, index: list[int]) -> list[tuple[int, str]]:
     """``(object, place)`` for every place clause ("a red circle on the left")."""
-    places, k = [], 0
-    for clause in spec.clauses:
-        if clause.place is not None:
-            places.append((index[k], clause.place))
-        k += 1 if clause.object is None else 2
-    return places
+    return [(subject, c.place)
+            for c, subject, _ in spec.with_phrase_items(index) if c.place is not None]
 
 
 def relations_hold(

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from vlcomp.world.scene import PLACES, RELATIONS
+
+T = TypeVar("T")
 
 
 class CaptionParseError(ValueError):
@@ -61,6 +64,17 @@ class CaptionSpec:
             if c.object is not None:
                 nps.append(c.object)
         return nps
+
+    def with_phrase_items(self, items: Sequence[T]) -> Iterator[tuple[Clause, T, T | None]]:
+        """Each clause with the items standing for its subject and object phrases (None without
+        an object); ``items`` holds one item per phrase, in `noun_phrases` order."""
+        k = 0
+        for c in self.clauses:
+            subject, k = items[k], k + 1
+            obj = None
+            if c.object is not None:
+                obj, k = items[k], k + 1
+            yield c, subject, obj
 
     def map_noun_phrases(self, fn) -> CaptionSpec:
         """A copy with ``fn`` applied to every noun phrase."""

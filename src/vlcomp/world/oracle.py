@@ -28,20 +28,11 @@ def spec_is_true(spec: CaptionSpec, scene: Scene, next_to_distance: float) -> bo
         objs = [scene.objects[k] for k in assignment]
         if not all(np_matches(p, o) for p, o in zip(nps, objs, strict=True)):
             continue
-        k, ok = 0, True
-        for clause in spec.clauses:
-            subj = objs[k]
-            k += 1
-            if clause.place is not None and place_of(subj) != clause.place:
-                ok = False
-                break
-            if clause.object is not None:
-                obj = objs[k]
-                k += 1
-                if not holds(subj, clause.relation, obj, next_to_distance):
-                    ok = False
-                    break
-        if ok:
+        if all(
+            (c.place is None or place_of(subj) == c.place)
+            and (obj is None or holds(subj, c.relation, obj, next_to_distance))
+            for c, subj, obj in spec.with_phrase_items(objs)
+        ):
             return True
     return False
 
