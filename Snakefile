@@ -31,7 +31,9 @@ include: "workflow/rules/uncertainty.smk"
 include: "workflow/rules/summary.smk"
 
 
-report: "workflow/report/workflow.rst"
+# The report opens with this description, and with the run's findings once the findings job
+# has written them beside it (results/report_front.rst).
+report: front_page("workflow/report/workflow.rst")
 
 
 onstart:
@@ -43,3 +45,4 @@ rule all:
     input:
         all_tables(),
         "results/summary.md",
+        "results/findings.md",

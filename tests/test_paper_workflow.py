@@ -88,6 +88,7 @@ PAPER_JOBS = {
     "winoground_tags": 10, "table_visualgptscore_tags": 1,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
+    "findings": 1,  # the papers' claims tested on the run
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
     # VisualGPTScore Tables 2/4: 5 captioners x 13 + 3 BLIP captioners x 2 retrieval
     "uncertainty_alpha": 71,
@@ -228,6 +229,17 @@ def test_real_formats_run_end_to_end(real_run):
     assert cifar["n_items"] == 20 and cifar["protocols"]["linear_probe"]["n_train"] == 100
     log = (work / "logs/train/negclip_coco.log").read_text()
     assert "fine-tuning negclip from tiny_clip" in log
+    # the papers' claims on the real formats: tested where the models exist, numbers beside
+    # published ones as differences (not directions: this is not the world)
+    from vlcomp.report.findings import FAILS, HOLDS, NOT_RUN, read_findings
+
+    findings = read_findings(work / "results/findings.csv")
+    clip = findings[findings.id == "aro.clip_relation_chance"].iloc[0]
+    assert clip.verdict in (HOLDS, FAILS) and clip.compared == "CLIP vs chance 50"
+    negclip = findings[findings.id == "aro.negclip_relation"].iloc[0]
+    assert negclip.verdict == NOT_RUN and "no model labelled CLIP-FT" in negclip.note
+    assert (work / "results/findings.md").read_text().startswith("# Findings")
+    assert "difference" in pd.read_csv(work / "results/tables/aro/aro_vs_published.csv")
     # in 2 segments (tests/paper_run.py): the second continued from the first's state
     assert "segment 2 of 2, continuing from results/checkpoints/negclip_coco/segments/" \
         "0-of-2.pt" in log

@@ -399,6 +399,20 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     bison = pd.read_csv(tiny_run / "results/uncertainty/bison.csv")
     assert not bison.model.str.startswith("blind").any()
     assert f"{record['overall']['accuracy']:.1f} [" in summary
+    # the papers' claims open the summary; the world faces published numbers by direction
+    from vlcomp.report.findings import FAILS, HOLDS, NOT_RUN, read_findings
+
+    findings = read_findings(tiny_run / "results/findings.csv")
+    assert summary.index("## Findings") < summary.index("## Headline metrics")
+    assert set(findings.verdict) <= {HOLDS, FAILS, NOT_RUN}
+    assert (findings.verdict != NOT_RUN).sum() >= 20 and findings.effect.notna().sum() >= 20
+    negclip = findings[findings.id == "aro.negclip_relation"].iloc[0]
+    assert negclip.compared == "NegCLIP vs CLIP-FT" and negclip.seeds == 2
+    front = (tiny_run / "results/report_front.rst").read_text()
+    assert front.count("   * - ") == len(findings) + 1 and "{% raw %}" in front
+    table6 = pd.read_csv(tiny_run / "results/tables/aro/table6_vs_published.csv")
+    assert "difference" not in table6 and {"vs_chance_reproduced", "agrees"} <= set(table6)
+    assert "vs chance: paper → ours" in summary and "| difference |" not in summary
     assert (tiny_run / "results/tables/analysis/rank_correlation.md").is_file()
     assert (tiny_run / "results/figures/rank_correlation.pdf").stat().st_size > 1000
     for figure in ("aro_relations", "bivlc_scatter", "robustness_drops", "aro_fig3_radar",
@@ -496,6 +510,7 @@ def test_html_report_builds_and_renders_in_chromium(tiny_run):
                      "Reproduced vs published", "Tables with CIs"):
         assert f'"{category}"' in html, category
     assert "Finding 3" in html and "Table 2" in html  # captions name what they reproduce
+    assert "The papers' claims on this run" in html  # the front page opens with the findings
     png = screenshot(tiny_run / "results/report.html", tiny_run / "results/report.png")
     pixels = np.asarray(Image.open(png).convert("L"), dtype=float)
     assert pixels.shape == (1000, 1400) and pixels.std() > 20  # drawn, not blank

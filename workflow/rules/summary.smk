@@ -37,8 +37,56 @@ rule rank_correlation:
         "../scripts/rank_correlation.py"
 
 
+rule findings:
+    input:
+        intervals=expand(
+            "results/uncertainty/{benchmark}.csv", benchmark=INTERVAL_BENCHMARKS
+        ),
+        comparisons=expand(
+            "results/uncertainty/{benchmark}_comparisons.csv",
+            benchmark=INTERVAL_BENCHMARKS,
+        ),
+        robustness=(
+            [
+                "results/uncertainty/robustness.csv",
+                "results/uncertainty/robustness_comparisons.csv",
+            ]
+            if "robustness" in BENCHMARKS
+            else []
+        ),
+        detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
+        alpha=alpha_interval_files(),
+        front_page=f"{workflow.basedir}/workflow/report/workflow.rst",
+    output:
+        csv="results/findings.csv",
+        md=report(
+            "results/findings.md", caption="../report/findings.rst", category="Summary"
+        ),
+        front_page="results/report_front.rst",
+    log:
+        "logs/report/findings.log",
+    benchmark:
+        "benchmarks/findings.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
+        confidence=UNCERTAINTY["confidence"],
+    script:
+        "../scripts/findings.py"
+
+
 rule summary:
     input:
+        findings="results/findings.csv",
+        comparisons=expand(
+            "results/uncertainty/{benchmark}_comparisons.csv",
+            benchmark=INTERVAL_BENCHMARKS,
+        ),
         intervals=expand(
             "results/uncertainty/{benchmark}.csv", benchmark=INTERVAL_BENCHMARKS
         ),

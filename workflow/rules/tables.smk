@@ -64,6 +64,7 @@ rule table_vs_published:
             config, *PUBLISHED_FOR[f"{wc.paper}/{wc.table}"]
         ),
         published_only=PUBLISHED_ONLY,
+        directions=WORLD_ONLY,
     script:
         "../scripts/report_vs_published.py"
 

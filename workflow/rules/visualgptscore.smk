@@ -368,16 +368,7 @@ rule table_visualgptscore:
             model=GENERATIVE_RETRIEVAL_MODELS,
             benchmark=RETRIEVAL_BENCHMARKS,
         ),
-        intervals=expand(
-            "results/uncertainty/alpha/{model}/{benchmark}.csv",
-            model=GENERATIVE_MODELS,
-            benchmark=ALPHA_BENCHMARKS,
-        )
-        + expand(
-            "results/uncertainty/alpha/{model}/{benchmark}.csv",
-            model=GENERATIVE_RETRIEVAL_MODELS,
-            benchmark=RETRIEVAL_BENCHMARKS,
-        ),
+        intervals=alpha_interval_files(),
         itm=expand(
             "results/metrics/{model}/{benchmark}_halves.json",
             model=ITM_MODELS,

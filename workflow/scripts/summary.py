@@ -1,9 +1,12 @@
 """results/summary.md: headline numbers with confidence intervals, and reproduced vs
 published where an interval exists (`vlcomp.report.summary`)."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from vlcomp.jobs import job_log
+from vlcomp.report.findings import RunNumbers, difference, markdown_findings, read_findings
 from vlcomp.report.intervals import load_cell_intervals
 from vlcomp.report.summary import headline_table, published_rows, write_summary
 
@@ -16,9 +19,17 @@ with job_log(snakemake.log[0]) as log:
     headline = headline_table(lookup.numbers, lookup.columns, p.groups)
     compared = {f.removeprefix("results/tables/").removesuffix("_vs_published.csv"):
                 pd.read_csv(f) for f in inp.published}
-    published, without = published_rows(compared, lookup, p.aliases)
+    numbers = RunNumbers(Path(inp.intervals[0]).parent, p.groups)  # results/uncertainty
+
+    def gap(table: str, a: str, b: str, column: str):
+        """Our paired a - b on the table's column (None without a benchmark behind it)."""
+        key = lookup.column_keys(table).get(column)
+        return key and difference(numbers, *key, a, b, p.confidence)
+
+    published, without = published_rows(compared, lookup, p.aliases, gap)
     write_summary(snakemake.output[0], headline, published, len(without), resamples=p.resamples,
-                  seed=p.seed, confidence=p.confidence, method=p.method)
+                  seed=p.seed, confidence=p.confidence, method=p.method,
+                  findings=markdown_findings(read_findings(inp.findings), p.confidence))
     log.info("%d models/groups x %d headline metrics; %d published comparisons with a CI, "
              "%d without:\n%s", len(headline), len(lookup.columns), len(published),
              len(without), "\n".join(without))

@@ -12,7 +12,24 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from vlcomp.report.intervals import CHANCE_ROWS  # a record's exact chance level
+
 COLUMNS = ["row", "ours", "column", "published", "reproduced", "difference", "source", "note"]
+# A world run faces the papers by direction (`side_by_side(directions=True)`): each number's
+# gap to the column's chance level and to the record's first model (the reference), in the
+# paper and here, and whether their signs agree; never the absolute difference.
+DIRECTION_COLUMNS = ["row", "ours", "column", "published", "reproduced", "chance",
+                     "vs_chance_published", "vs_chance_reproduced", "reference",
+                     "vs_reference_published", "vs_reference_reproduced", "agrees", "source",
+                     "note"]
+DIRECTION_TOLERANCE = 1.0  # points: a smaller gap has no direction
+DIRECTION_NOTE = (
+    "This run is on the synthetic world, which stands for the papers' data without matching "
+    "their numbers: each number faces the paper's by direction. `vs_chance_*` is the gap to "
+    "the column's chance level and `vs_reference_*` the gap to the column's first published "
+    "model that this run reproduces (`reference`), in the paper and here; `agrees` says "
+    f"whether ours points the same way (gaps under {DIRECTION_TOLERANCE:g} point have no "
+    "direction). `results/summary.md` gives each with its 95 % confidence interval.")
 # Reproduced table (``results/tables/{key}.csv``) -> the paper and published tables it is
 # compared with (``results/tables/{key}_vs_published.*``).
 COMPARED = {
@@ -121,11 +138,79 @@ def published_only_reason(row: str, published_only: Mapping[str, str] | None) ->
     return None
 
 
+def chance_levels(paper: str) -> dict[str, float]:
+    """A paper's chance level per column, from its records' chance rows (ARO's
+    ``Chance-level``, VisualGPTScore's ``Random``)."""
+    levels: dict[str, float] = {}
+    for record in load_published(paper):
+        for row, value in record["rows"].items():
+            if row in CHANCE_ROWS:
+                levels.setdefault(record["column"], float(value))
+    return levels
+
+
+def sign_of(gap: float) -> int:
+    """+1, -1, or 0 for a gap within `DIRECTION_TOLERANCE` (or unknown)."""
+    if not np.isfinite(gap) or abs(gap) < DIRECTION_TOLERANCE:
+        return 0
+    return 1 if gap > 0 else -1
+
+
+def agreement(pairs: Sequence[tuple[float, float]]) -> str:
+    """``yes`` when every published gap with a direction has ours on the same side, ``no``
+    when none does, ``partly`` in between, ``–`` with nothing to compare."""
+    signs = [(sign_of(p), sign_of(o)) for p, o in pairs if sign_of(p) and np.isfinite(o)]
+    if not signs:
+        return "–"
+    same = sum(p == o for p, o in signs)
+    return "yes" if same == len(signs) else "no" if same == 0 else "partly"
+
+
+def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]], ours: pd.DataFrame,
+                aliases: Mapping[str, str], counterparts: Mapping[str, Sequence[str]],
+                chance: Mapping[str, float]) -> pd.DataFrame:
+    """`side_by_side`'s rows with gaps to chance and to each record's reference instead of
+    the difference."""
+    def ours_of(row: str, column: str) -> float:
+        mine_column = column if column in ours.columns else aliases.get(column, column)
+        facing = list(counterparts.get(row, [row])) or [row]
+        if facing[0] in ours.index and mine_column in ours.columns:
+            return float(ours.loc[facing[0], mine_column])
+        return np.nan
+
+    reference = {}  # column -> its first published model that we reproduce (else the first)
+    for record in records:
+        models = [r for r in record["rows"] if r not in CHANCE_ROWS]
+        found = [r for r in models if np.isfinite(ours_of(r, record["column"]))]
+        if models and (found or record["column"] not in reference):
+            first = (found or models)[0]
+            if found or record["column"] not in reference:
+                reference[record["column"]] = (first, float(record["rows"][first]))
+    rows = []
+    for r in out.itertuples(index=False):
+        level = chance.get(r.column, np.nan)
+        ref, ref_published = reference.get(r.column, (None, np.nan))
+        ref_mine = np.nan
+        if ref is not None and ref != r.row:
+            ref_mine = ours_of(ref, r.column)
+        else:
+            ref, ref_published = None, np.nan
+        pairs = [(r.published - level, r.reproduced - level),
+                 (r.published - ref_published, r.reproduced - ref_mine)]
+        rows.append({**r._asdict(), "chance": level,
+                     "vs_chance_published": pairs[0][0], "vs_chance_reproduced": pairs[0][1],
+                     "reference": ref or "", "vs_reference_published": pairs[1][0],
+                     "vs_reference_reproduced": pairs[1][1],
+                     "agrees": agreement(pairs) if np.isfinite(r.reproduced) else "–"})
+    return pd.DataFrame(rows, columns=DIRECTION_COLUMNS)
+
+
 def side_by_side(
     ours: pd.DataFrame, records: Sequence[dict[str, Any]],
     aliases: dict[str, str] | None = None,
     counterparts: Mapping[str, Sequence[str]] | None = None,
     published_only: Mapping[str, str] | None = None,
+    directions: bool = False,
 ) -> pd.DataFrame:
     """One row per published cell and reproduced row facing it, grouped by published row:
     the published value, ours (NaN where we have no such row or column), their difference,
@@ -135,7 +220,12 @@ def side_by_side(
     model) gets a line for each, ``ours`` naming the row. ``aliases`` maps a published column
     to ours where the names differ (`WORLD_ALIASES`). ``published_only`` maps a published row
     that cannot be reproduced here to the reason (config ``published_only``): its cells
-    without a reproduced value say so in ``note``."""
+    without a reproduced value say so in ``note``.
+
+    ``directions`` (a world run, which stands for the papers' data without matching their
+    numbers): instead of the difference, each cell's gap to its column's chance level and to
+    the record's first model, published and reproduced, and whether their directions agree
+    (`DIRECTION_COLUMNS`; gaps under `DIRECTION_TOLERANCE` points have no direction)."""
     ours = models_as_rows(ours)
     aliases = aliases or {}
     rows = []
@@ -155,6 +245,11 @@ def side_by_side(
                              "difference": mine - float(value), "source": record["source"],
                              "note": note})
     out = pd.DataFrame(rows, columns=COLUMNS)
+    if directions:
+        papers = {r["paper"] for r in records}
+        chance = {k: v for paper in papers for k, v in chance_levels(paper).items()}
+        out = _directions(out.drop(columns="difference"), records, ours, aliases,
+                          counterparts or {}, chance)
     # group by model (first appearance order), columns in the records' order within each
     order = pd.Categorical(out.row, categories=list(dict.fromkeys(out.row)))
     out = out.iloc[np.argsort(order.codes, kind="stable")]

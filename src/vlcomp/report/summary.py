@@ -9,7 +9,7 @@ deviation beside it (the two spreads are never mixed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -50,19 +50,48 @@ def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
     return table
 
 
+GapInterval = Callable[[str, str, str, str], "tuple[float, float, float] | None"]
+NUMERIC = ["table", "model", "column", "published", "reproduced [95 % CI]", "difference"]
+DIRECTIONS = ["table", "model", "column", "published", "reproduced [95 % CI]",
+              "vs chance: paper → ours [95 % CI]", "vs reference: paper → ours [95 % CI]",
+              "agrees"]
+
+
+def gap_cell(published: float, ours: float, interval: tuple[float, float] | None = None,
+             digits: int = 1) -> str:
+    """``+9.0 → -5.6 [-9.8, -1.5]``: a gap in the paper, then ours with its interval."""
+    if not np.isfinite(published):
+        return "–"
+    text = f"{published:+.{digits}f} → "
+    if not np.isfinite(ours):
+        return text + "–"
+    text += f"{ours:+.{digits}f}"
+    if interval is not None:
+        text += f" [{interval[0]:+.{digits}f}, {interval[1]:+.{digits}f}]"
+    return text
+
+
 def published_rows(compared: Mapping[str, pd.DataFrame], lookup: CellIntervals,
-                   aliases: Mapping[str, str]) -> tuple[pd.DataFrame, list[str]]:
+                   aliases: Mapping[str, str], gap: GapInterval | None = None
+                   ) -> tuple[pd.DataFrame, list[str]]:
     """Reproduced-vs-published rows with our CI, found by ``lookup`` (the same way as the
     tables' ``_ci`` companions); a reproduced number must be ours (else ValueError). A
     published ``X std`` (spread over seeds) joins its ``X`` row: ``mean ± sd`` there, and
     our seeds' sd beside our interval. Returns the rows and the reproduced numbers that have
     no interval here (``table: row / column``). Chance rows (`CHANCE_ROWS`) are exact levels
-    and are left out."""
+    and are left out.
+
+    Tables written by direction (a world run: `vlcomp.report.published.DIRECTION_COLUMNS`)
+    give the gaps to chance and to the reference model instead of the difference, with our
+    intervals: the value's interval less the chance level, and ``gap(table, model,
+    reference, column)``'s interval of the difference between two of our rows."""
     rows: list[dict[str, str]] = []
     without: list[str] = []
+    directions = False
     for table_name, table in compared.items():
         if "ours" not in table:  # tables written before published rows had counterparts
             table = table.assign(ours=table.row)
+        directions |= "agrees" in table
         spreads = {(r.ours, r.column.removesuffix(STD_SUFFIX)): r for r in table.itertuples()
                    if r.column.endswith(STD_SUFFIX)}
         for r in table.itertuples():
@@ -91,13 +120,36 @@ def published_rows(compared: Mapping[str, pd.DataFrame], lookup: CellIntervals,
                 published += f" ± {spread.published:.{digits}f}"
                 if found[3] is None and np.isfinite(spread.reproduced):
                     found = (*found[:3], float(spread.reproduced))
-            rows.append({"table": table_name, "model": mine if mine == r.row
-                         else f"{mine} (as {r.row})", "column": r.column,
-                         "published": published,
-                         "reproduced [95 % CI]": cell(*found, decimals=digits),
-                         "difference": f"{r.reproduced - r.published:+.{digits}f}"})
-    return pd.DataFrame(rows, columns=["table", "model", "column", "published",
-                                       "reproduced [95 % CI]", "difference"]), without
+            row = {"table": table_name, "model": mine if mine == r.row
+                   else f"{mine} (as {r.row})", "column": r.column, "published": published,
+                   "reproduced [95 % CI]": cell(*found, decimals=digits)}
+            if "agrees" in table:
+                row.update(_direction_cells(r, table, table_name, column, found, gap, digits))
+            else:
+                row["difference"] = f"{r.reproduced - r.published:+.{digits}f}"
+            rows.append(row)
+    return pd.DataFrame(rows, columns=DIRECTIONS if directions else NUMERIC), without
+
+
+def _direction_cells(r, table: pd.DataFrame, table_name: str, column: str, found: tuple,
+                     gap: GapInterval | None, digits: int) -> dict[str, str]:
+    """One direction row's gaps to chance and to the reference, each with our interval."""
+    chance = (found[1] - r.chance, found[2] - r.chance) if np.isfinite(r.chance) else None
+    reference = "–"
+    if isinstance(r.reference, str) and r.reference:
+        facing = table[table.row == r.reference]
+        ours_ref = facing.ours.iloc[0] if len(facing) else r.reference
+        interval = gap(table_name, r.ours, ours_ref, column) if gap else None
+        if interval is not None and abs(interval[0] - r.vs_reference_reproduced) > \
+                MATCH_TOLERANCE:
+            interval = None  # a different number (another seed set): no interval
+        reference = f"{r.reference}: " + gap_cell(
+            r.vs_reference_published, r.vs_reference_reproduced,
+            interval[1:] if interval else None, digits)
+    return {"vs chance: paper → ours [95 % CI]":
+            gap_cell(r.vs_chance_published, r.vs_chance_reproduced, chance, digits),
+            "vs reference: paper → ours [95 % CI]": reference,
+            "agrees": r.agrees if isinstance(r.agrees, str) else "–"}
 
 
 def markdown(table: pd.DataFrame, index: bool = True) -> str:
@@ -115,8 +167,9 @@ def markdown(table: pd.DataFrame, index: bool = True) -> str:
 
 def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFrame,
                   without: int, *, resamples: int, seed: int, confidence: float,
-                  method: str = "percentile") -> None:
-    """Write ``results/summary.md``."""
+                  method: str = "percentile", findings: str = "") -> None:
+    """Write ``results/summary.md`` (opening with ``findings``, the Markdown of
+    `vlcomp.report.findings.markdown_findings`, when given)."""
     from vlcomp.io import atomic_path
 
     level = f"{confidence * 100:g} %"
@@ -132,6 +185,8 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
         "Paired tests between models (bootstrap and McNemar p-values) are in "
         "`results/uncertainty/<benchmark>_comparisons.csv`; which benchmarks agree on the "
         "models' order is `results/tables/analysis/rank_correlation.md`.", "",
+        *(["## Findings: the papers' claims on this run", "", findings, ""] if findings
+          else []),
         "## Headline metrics", "", markdown(headline), "",
         "## Reproduced vs published", "",
         "Published numbers are the papers' (no interval); ours carry theirs. A published "
@@ -141,7 +196,13 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
         "(oracle and validation α*) are bootstrapped with α picked again on every resample. "
         "α* values have three decimals; chance levels are exact and left out."
         + (f" {without} further reproduced numbers have no item-level interval here; they "
-           "are in `results/tables/*/*_vs_published.md`." if without else ""), "",
+           "are in `results/tables/*/*_vs_published.md`." if without else "")
+        + (" This run is on the synthetic world, which stands for the papers' data without "
+           "matching their numbers: each row gives the direction instead of the difference, "
+           "the gap to the column's chance level and to its first reproduced model "
+           "(reference), in the paper and here with our 95 % interval (the reference gap's "
+           "from the paired bootstrap); `agrees` says whether ours points the same way."
+           if "agrees" in published else ""), "",
         markdown(published, index=False) if len(published) else
         "No published number matches a benchmark of this configuration.", "",
     ]

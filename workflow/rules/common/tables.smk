@@ -42,6 +42,21 @@ PUBLISHED_ALIASES = (
 )
 
 
+def reads_only_world(benchmark):
+    """Whether a benchmark's items, captions and galleries all come from the world."""
+    spec = BENCHMARK_SPECS[benchmark]
+    datasets = {dataset_of(benchmark)} | {
+        g.get("dataset", "world") for g in spec.get("galleries", {}).values()
+    }
+    return source_of(benchmark) == "world" and datasets == {"world"}
+
+
+# A run on the world alone stands for the papers' data without matching their numbers: its
+# tables face the published ones by direction (vs chance, vs the first model), not by
+# difference.
+WORLD_ONLY = all(reads_only_world(b) for b in BENCHMARKS)
+
+
 # published rows this configuration cannot reproduce, and why (said at start, and in the
 # note column of every _vs_published table)
 PUBLISHED_ONLY = config.get("published_only", {})
@@ -251,3 +266,10 @@ def all_tables():
 
 # Tables whose `_ci` companion rule table_intervals writes
 INTERVAL_TABLES = [k for k in ci_tables(all_tables()) if k not in OWN_CI_TABLES]
+
+
+def front_page(description):
+    """The report's front page: the findings job's copy of ``description`` with the run's
+    findings (``results/report_front.rst``, from the working folder), once it exists."""
+    written = Path("results/report_front.rst")
+    return str(written.resolve()) if written.is_file() else description

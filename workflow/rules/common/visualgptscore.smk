@@ -80,6 +80,20 @@ def generative_retrieval_inputs(wildcards):
     return retrieval_files(wildcards.benchmark)
 
 
+def alpha_interval_files():
+    """Every generative model's α intervals: its choice benchmarks', and its retrieval
+    galleries' where it scores them."""
+    return expand(
+        "results/uncertainty/alpha/{model}/{benchmark}.csv",
+        model=GENERATIVE_MODELS,
+        benchmark=ALPHA_BENCHMARKS,
+    ) + expand(
+        "results/uncertainty/alpha/{model}/{benchmark}.csv",
+        model=GENERATIVE_RETRIEVAL_MODELS,
+        benchmark=RETRIEVAL_BENCHMARKS,
+    )
+
+
 def alpha_uncertainty_inputs(wildcards):
     """A generative model's α inputs: a retrieval gallery's score matrices, or a choice
     benchmark's items, pair scores and text priors."""
