@@ -56,6 +56,7 @@ rule findings:
         ),
         detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
         alpha=alpha_interval_files(),
+        claims=f"{workflow.basedir}/src/vlcomp/report/claims.yaml",
         front_page=f"{workflow.basedir}/workflow/report/workflow.rst",
     output:
         csv="results/findings.csv",

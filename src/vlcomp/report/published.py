@@ -178,14 +178,19 @@ def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]], ours: pd.D
             return float(ours.loc[facing[0], mine_column])
         return np.nan
 
-    reference = {}  # column -> its first published model that we reproduce (else the first)
+    # column -> its first published model that we reproduce (in record order), else its first
+    reference: dict[str, tuple[str, float]] = {}
+    settled: set[str] = set()
     for record in records:
+        column = record["column"]
         models = [r for r in record["rows"] if r not in CHANCE_ROWS]
-        found = [r for r in models if np.isfinite(ours_of(r, record["column"]))]
-        if models and (found or record["column"] not in reference):
-            first = (found or models)[0]
-            if found or record["column"] not in reference:
-                reference[record["column"]] = (first, float(record["rows"][first]))
+        found = [r for r in models if np.isfinite(ours_of(r, column))]
+        if column in settled or not models or (column in reference and not found):
+            continue
+        first = (found or models)[0]
+        reference[column] = (first, float(record["rows"][first]))
+        if found:
+            settled.add(column)
     rows = []
     for r in out.itertuples(index=False):
         level = chance.get(r.column, np.nan)
