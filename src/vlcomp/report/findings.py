@@ -226,6 +226,7 @@ class RunNumbers:
         return True
 
     def benchmarks(self, op: Operand) -> list[str]:
+        """The operand's candidate benchmarks (a robustness condition: ``robustness``)."""
         return list(op.benchmark) or (["robustness"] if op.source == "robustness" else [])
 
     def read(self, op: Operand) -> Reading:
@@ -351,7 +352,7 @@ def expand(claim: Claim, numbers: RunNumbers) -> list[Claim]:
                 finding = _with(claim, key, (label,), suffix=label)
                 if numbers.has(finding.a) and numbers.has(finding.b):
                     out.append(finding)
-        elif key in ("benchmark",):
+        elif key == "benchmark":
             candidates = tuple(_as_list(value))
             out.append(_with(claim, key, candidates, suffix=candidates[0]))
         else:
