@@ -459,16 +459,16 @@ def _benchmark_text(op: Operand, reading: Reading) -> str:
 
 def evaluate(claims: Sequence[Claim], numbers: RunNumbers,
              confidence: float = 0.95) -> pd.DataFrame:
-    """Every claim's findings, in the claims' order."""
-    rows = [evaluate_claim(finding, numbers, confidence)
-            for claim in claims for finding in expand(claim, numbers)]
-    for claim in claims:  # an `each` claim nothing in the run fits: one row, not run
-        if claim.each and not expand(claim, numbers):
+    """Every claim's findings, in the claims' order (an `each` claim that nothing in the run
+    fits: one row, not run)."""
+    rows = []
+    for claim in claims:
+        findings = expand(claim, numbers)
+        rows += [evaluate_claim(finding, numbers, confidence) for finding in findings]
+        if not findings:
             rows.append(evaluate_claim(replace(claim, each=()), numbers, confidence)
                         | {"verdict": NOT_RUN, "note": f"no model fits "
                            f"{', '.join(map(str, claim.each[0][1]))}"})
-    order = {c.id: i for i, c in enumerate(claims)}
-    rows.sort(key=lambda r: order[r["id"].split("[", 1)[0]])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -497,11 +497,24 @@ def _p(value: float) -> str:
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def _effect_text(r: Any) -> str:
+    """``+9.2 [+5.5, +12.6]`` (``–`` for a claim not run)."""
+    if r.verdict == NOT_RUN:
+        return "–"
+    return f"{_number(r.effect)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
+
+
+def _counts(findings: pd.DataFrame) -> tuple[int, int, int]:
+    """How many findings hold, do not hold, were not run."""
+    counts = findings.verdict.value_counts()
+    return counts.get(HOLDS, 0), counts.get(FAILS, 0), counts.get(NOT_RUN, 0)
+
+
 def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
     """The findings as a Markdown table, with the counts of each verdict above it."""
     from vlcomp.report.summary import markdown
 
-    counts = findings.verdict.value_counts()
+    holds, fails, not_run = _counts(findings)
     level = f"{confidence * 100:g} %"
     table = pd.DataFrame({
         "paper (where)": [f"{r.paper} ({r.where})" for r in findings.itertuples()],
@@ -509,10 +522,7 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
         "compared": findings.compared,
         "benchmark · metric": [f"{r.benchmark} · {r.metric}" if r.benchmark else "–"
                                for r in findings.itertuples()],
-        f"effect a − b [{level} CI]": [
-            "–" if r.verdict == NOT_RUN else
-            f"{_number(r.effect)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
-            for r in findings.itertuples()],
+        f"effect a − b [{level} CI]": [_effect_text(r) for r in findings.itertuples()],
         "test": findings.test,
         "p": [_p(p) for p in findings.p_value],
         "verdict": [f"**{v}**" if v == FAILS else v for v in findings.verdict],
@@ -523,8 +533,8 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
     notes = list(dict.fromkeys(f"- `{r.id.split('[', 1)[0]}`: {r.note}"
                                for r in findings.itertuples() if r.note))
     text = [
-        f"{counts.get(HOLDS, 0)} findings hold, {counts.get(FAILS, 0)} do not, "
-        f"{counts.get(NOT_RUN, 0)} were not run by this configuration.", "",
+        f"{holds} findings hold, {fails} do not, {not_run} were not run by this "
+        "configuration.", "",
         "Each claim of a paper is a test on this run's numbers: the effect is a − b (the "
         f"compared numbers, in points) with its {level} interval, and the claim holds when "
         "the interval clears the test's margin. Two models on one benchmark and metric use "
@@ -567,19 +577,17 @@ def _rst(text: str) -> str:
 def rst_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
     """The findings as a reStructuredText section with a compact list-table (the report's
     front page, beside the workflow's graph)."""
-    counts = findings.verdict.value_counts()
+    holds, fails, not_run = _counts(findings)
     level = f"{confidence * 100:g} %"
     lines = ["Findings", "--------", "",
-             f"The papers' claims on this run: {counts.get(HOLDS, 0)} hold, "
-             f"{counts.get(FAILS, 0)} do not, {counts.get(NOT_RUN, 0)} were not run "
-             "(``results/findings.md`` explains the tests).", "",
+             f"The papers' claims on this run: {holds} hold, {fails} do not, {not_run} were "
+             "not run (``results/findings.md`` explains the tests).", "",
              ".. list-table::", "   :header-rows: 1", ""]
     rows = [["Claim (paper, where)", "Compared", f"a − b [{level} CI], test, p", "Verdict",
              "Paper's a − b"]]
     for r in findings.itertuples():
-        effect = "–" if r.verdict == NOT_RUN else (
-            f"{_number(r.effect)} [{_number(r.ci_low)}, {_number(r.ci_high)}]; "
-            f"{r.test}; p {_p(r.p_value)}")
+        effect = _effect_text(r) if r.verdict == NOT_RUN else \
+            f"{_effect_text(r)}; {r.test}; p {_p(r.p_value)}"
         compared = "; ".join(x for x in (r.compared, r.benchmark) if x) or "–"
         rows.append([f"{r.claim} ({r.paper}, {r.where})", compared, effect, r.verdict,
                      _number(r.published_effect)])

@@ -166,17 +166,14 @@ def agreement(pairs: Sequence[tuple[float, float]]) -> str:
     return "yes" if same == len(signs) else "no" if same == 0 else "partly"
 
 
-def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]], ours: pd.DataFrame,
-                aliases: Mapping[str, str], counterparts: Mapping[str, Sequence[str]],
+def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]],
                 chance: Mapping[str, float]) -> pd.DataFrame:
     """`side_by_side`'s rows with gaps to chance and to each record's reference instead of
     the difference."""
-    def ours_of(row: str, column: str) -> float:
-        mine_column = column if column in ours.columns else aliases.get(column, column)
-        facing = list(counterparts.get(row, [row])) or [row]
-        if facing[0] in ours.index and mine_column in ours.columns:
-            return float(ours.loc[facing[0], mine_column])
-        return np.nan
+    # each published (row, column)'s first reproduced value (its first counterpart's)
+    reproduced: dict[tuple[str, str], float] = {}
+    for r in out.itertuples(index=False):
+        reproduced.setdefault((r.row, r.column), r.reproduced)
 
     # column -> its first published model that we reproduce (in record order), else its first
     reference: dict[str, tuple[str, float]] = {}
@@ -184,7 +181,7 @@ def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]], ours: pd.D
     for record in records:
         column = record["column"]
         models = [r for r in record["rows"] if r not in CHANCE_ROWS]
-        found = [r for r in models if np.isfinite(ours_of(r, column))]
+        found = [r for r in models if np.isfinite(reproduced.get((r, column), np.nan))]
         if column in settled or not models or (column in reference and not found):
             continue
         first = (found or models)[0]
@@ -197,7 +194,7 @@ def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]], ours: pd.D
         ref, ref_published = reference.get(r.column, (None, np.nan))
         ref_mine = np.nan
         if ref is not None and ref != r.row:
-            ref_mine = ours_of(ref, r.column)
+            ref_mine = reproduced.get((ref, r.column), np.nan)
         else:
             ref, ref_published = None, np.nan
         pairs = [(r.published - level, r.reproduced - level),
@@ -253,8 +250,7 @@ def side_by_side(
     if directions:
         papers = {r["paper"] for r in records}
         chance = {k: v for paper in papers for k, v in chance_levels(paper).items()}
-        out = _directions(out.drop(columns="difference"), records, ours, aliases,
-                          counterparts or {}, chance)
+        out = _directions(out.drop(columns="difference"), records, chance)
     # group by model (first appearance order), columns in the records' order within each
     order = pd.Categorical(out.row, categories=list(dict.fromkeys(out.row)))
     out = out.iloc[np.argsort(order.codes, kind="stable")]
