@@ -90,8 +90,10 @@ class SessionRuns:
                                              str(self.cut_config), cwd=work), work, timeout=900)
 
     def _start_real_run(self):
+        """Fetched from the mirror, then run as on a node without network: an empty,
+        read-only home and the hub libraries offline (every model comes from resources/)."""
         from .paper_run import prepare_paper_run
-        from .workflow_runs import snakemake_command, start
+        from .workflow_runs import offline_home, snakemake_command, start
 
         root = self.factory.mktemp("real")
         config = prepare_paper_run(root)
@@ -99,7 +101,7 @@ class SessionRuns:
         work.mkdir()
         return work, config, start(snakemake_command("--cores", "2", "--retries", "1",
                                                      "--configfile", str(config), cwd=work),
-                                   work, timeout=1800)
+                                   work, timeout=1800, env=offline_home(root / "node"))
 
     def _start_slurm_run(self):
         """scripts/slurm/start.sh installs and starts a single-node SLURM (root, Debian);

@@ -1,7 +1,8 @@
 """The real-format run: config/paper.yaml cut down to the files of the miniature download
 sites (tests/real_mirror.py), with tiny models of every family it runs (CLIP, BLIP ITM and
 captioner, BLIP-2's Q-Former ITM and FLAN-T5, X-VLM, text-only LMs, SDXL), saved the way the
-real ones are and loaded through the same code paths."""
+real ones are, served as hub repositories at pinned commits by the mirror's copy of the hub,
+fetched by the download rules and loaded through the same code paths, offline."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from .conftest import REPO
-from .real_mirror import EQBEN_ITEMS, build_mirror, caption_words, mirror_checksums
+from .real_mirror import EQBEN_ITEMS, build_mirror, caption_words, mirror_checksums, publish_to_hub
 
 PAPER = REPO / "config" / "paper.yaml"
 
@@ -86,6 +87,13 @@ def prepare_paper_run(root: Path) -> Path:
     from .tiny_lm import save_tiny_causal_lm, save_tiny_seq2seq_lm
 
     mirrors = build_mirror(root / "mirror")
+    # the hub's copy: every tiny transformers / diffusers model below is a repository there
+    hub = root / "mirror" / "hub"
+    mirrors["https://huggingface.co"] = hub.as_uri()
+
+    def published(folder: Path, repo: str) -> dict[str, str]:
+        return {"model": repo, "revision": publish_to_hub(Path(folder), hub, repo)}
+
     paper_models = yaml.safe_load(PAPER.read_text())["models"]
     model_cfg = {"embed_dim": 32, "vision": {"image_size": 32, "layers": [1, 1, 1, 1],
                                              "width": 16, "head_width": 16},
@@ -101,32 +109,40 @@ def prepare_paper_run(root: Path) -> Path:
     # retrieval galleries, as the paper configuration runs them
     blip2_itm = save_tiny_blip2_itm(root / "blip2_itm", caption_words())
     blip2_t5 = save_tiny_blip2_lm(root / "blip2_t5", "t5", caption_words())
+    tokenizer = published(root / "mirror" / "xvlm_tokenizer", "mirror-org/bert-tiny")
     models = {
         "tiny_clip": {"family": "checkpoint", "path": str(root / "tiny_clip.pt"),
                       "label": "CLIP"},
         "negclip_ours": {"family": "checkpoint", "run": "negclip_coco", "label": "NegCLIP"},
-        "blip_itm": {"family": "hf_blip_itm", "model": str(itm), "pair_score": "itm_plus_itc",
-                     "label": "BLIP ITM"},
-        "blip_lm": {"family": "hf_blip_lm", "model": str(lm), "label": "BLIP P(t|i)"},
-        "blip2_itm": {"family": "hf_blip2_itm", "model": str(blip2_itm),
+        "blip_itm": {"family": "hf_blip_itm", **published(itm, "mirror-org/blip-itm-tiny"),
+                     "pair_score": "itm_plus_itc", "label": "BLIP ITM"},
+        "blip_lm": {"family": "hf_blip_lm", **published(lm, "mirror-org/blip-caption-tiny"),
+                    "label": "BLIP P(t|i)"},
+        "blip2_itm": {"family": "hf_blip2_itm",
+                      **published(blip2_itm, "mirror-org/blip2-itm-tiny"),
                       "pair_score": "itm_prob", "label": "BLIP-2 ITM"},
-        "blip2_t5": {"family": "hf_blip2_lm", "model": str(blip2_t5), "retrieval": False,
-                     "label": "BLIP-2 P(t|i)"},
+        "blip2_t5": {"family": "hf_blip2_lm", **published(blip2_t5, "mirror-org/blip2-t5-tiny"),
+                     "retrieval": False, "label": "BLIP-2 P(t|i)"},
         # ARO's X-VLM from the mirror's Drive and GitHub files, as config/paper.yaml names
-        # them, with the mirror's tokenizer; ITM on ARO's sets only, as its Flickr30k entry
-        "xvlm_coco": {**paper_models["xvlm_coco"],
-                      "tokenizer": str(root / "mirror" / "xvlm_tokenizer"),
+        # them, with the mirror hub's tokenizer; ITM on ARO's sets only, as its Flickr30k entry
+        "xvlm_coco": {**paper_models["xvlm_coco"], "tokenizer": tokenizer["model"],
+                      "tokenizer_revision": tokenizer["revision"],
                       "pair_benchmarks": ["vg_relation", "vg_attribution", "coco_order"]},
     }
     config = root / "paper_tiny.yaml"
     pipeline, dpo = save_tiny_sdxl(root / "sdxl")
-    sdxl = {"pipeline": str(pipeline), "unet": str(dpo), "variant": None, "dtype": "float32",
-            "num_inference_steps": 2, "resize": 48}
+    sdxl = {"pipeline": "mirror-org/sdxl-tiny",
+            "revision": publish_to_hub(pipeline, hub, "mirror-org/sdxl-tiny"),
+            "unet": "mirror-org/dpo-sdxl-tiny",
+            "unet_revision": publish_to_hub(dpo, hub, "mirror-org/dpo-sdxl-tiny"),
+            "variant": None, "dtype": "float32", "num_inference_steps": 2, "resize": 48}
     cfg = paper_like_config(mirrors, models, sdxl)
     # Table 2a's text-only LMs through both of lm_prior's paths: a seq2seq stand-in for
-    # FLAN-T5 and a causal one for OPT (the folder names are the model ids' last parts)
+    # FLAN-T5 and a causal one for OPT (the ids' last parts name them); OPT's commit is
+    # not configured, so the download lock file pins it at the first fetch
     cfg["visualgptscore"]["llm"] = [
-        {"model": str(save_tiny_seq2seq_lm(root / "flan-t5", caption_words()))},
-        {"model": str(save_tiny_causal_lm(root / "opt", caption_words())), "batch_size": 4}]
+        published(save_tiny_seq2seq_lm(root / "flan-t5", caption_words()), "mirror-org/flan-t5"),
+        {"model": "mirror-org/opt", "batch_size": 4}]
+    publish_to_hub(save_tiny_causal_lm(root / "opt", caption_words()), hub, "mirror-org/opt")
     config.write_text(yaml.safe_dump(cfg))
     return config

@@ -55,6 +55,7 @@ VL_CHECKLIST_PREFIX = ("https://raw.githubusercontent.com/om-ai-lab/VL-CheckList
 DIWAN_PREFIX = f"https://raw.githubusercontent.com/ajd12342/why-winoground-hard/{DIWAN_COMMIT}"
 SWIG_PREFIX = "https://swig-data-weights.s3.us-east-2.amazonaws.com"
 XVLM_PREFIX = f"https://raw.githubusercontent.com/zengyan-97/X-VLM/{XVLM_COMMIT}/configs"
+CORENLP_PREFIX = "https://nlp.stanford.edu/software"
 CREPE_HEADER = ("image_id,caption,n,n_objects,n_relations,n_attributes,n_connected_components,"
                 "hard_negs,x,y,width,height\n")
 VG_IDS = (2315001, 2315002, 2415003)  # the last one in VG_100K_2 (images2.zip)
@@ -247,7 +248,9 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     _visualgptscore_sets(root, rng)
     cifar10_archive(root / "cifar" / "cifar-10-python.tar.gz")  # 100 train, 20 test images
     _xvlm(root)
+    _corenlp(root / "stanford")
     return {
+        CORENLP_PREFIX: (root / "stanford").as_uri(),
         XVLM_PREFIX: (root / "xvlm_configs").as_uri(),
         CIFAR_URL: (root / "cifar").as_uri(),
         VG_IMAGES: (root / "vg").as_uri(),
@@ -262,6 +265,17 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
         BISON_PREFIX: (root / "bison").as_uri(),
         GDRIVE_PREFIX: gdrive.as_uri() + "/",
     }
+
+
+def _corenlp(folder: Path) -> None:
+    """``stanford-corenlp-full-2015-12-09.zip`` as released: one top folder with CoreNLP's
+    jars (stand-ins), its models jar and the rest of the distribution (a README, other jars)."""
+    top = "stanford-corenlp-full-2015-12-09"
+    _zip(folder / f"{top}.zip", {
+        f"{top}/{name}": f"stand-in for {name}".encode()
+        for name in ("stanford-corenlp-3.6.0.jar", "stanford-corenlp-3.6.0-models.jar",
+                     "stanford-corenlp-3.6.0-sources.jar", "joda-time.jar", "README.txt",
+                     "LICENSE.txt")})
 
 
 def _gdrive_name(source: str, index: int) -> str:
@@ -399,3 +413,45 @@ def mirror_checksums() -> dict[str, None]:
 def caption_words() -> list[str]:
     """Every word the mirror's captions use (a tiny BLIP's vocabulary)."""
     return ["a", "the", "next", "to", "on", "is", "and", ".", *COLOURS, *NOUNS, *PLACES]
+
+
+HUB_LFS_BYTES = 1024  # files this large are LFS files on the mirror (listed with sha256)
+
+
+def hub_revision(repo: str) -> str:
+    """The mirror's commit of a repository (40 hex characters, fixed per id)."""
+    import hashlib
+
+    return hashlib.sha1(f"mirror {repo}".encode()).hexdigest()
+
+
+def publish_to_hub(folder: Path, hub: Path, repo: str, kind: str = "model") -> str:
+    """Serve ``folder``'s files as hub repository ``repo`` at its mirror commit, in the
+    hub's URL layout under ``hub`` (the mirror of https://huggingface.co): the API listing
+    at the commit and at ``main`` (``api/{kind}s/{repo}/revision/{rev}?blobs=true``: each
+    file's git blob id and size, LFS files with their sha256) and every file at
+    ``[datasets/]{repo}/resolve/{rev}/{path}``. Returns the commit."""
+    import hashlib
+    import shutil
+
+    revision = hub_revision(repo)
+    prefix = "datasets/" if kind == "dataset" else ""
+    siblings = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        data = path.read_bytes()
+        entry = {"rfilename": name, "size": len(data),
+                 "blobId": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()}
+        if len(data) >= HUB_LFS_BYTES:
+            entry["lfs"] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
+                            "pointerSize": 134}
+        siblings.append(entry)
+        target = hub / f"{prefix}{repo}" / "resolve" / revision / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    listing = json.dumps({"id": repo, "sha": revision, "siblings": siblings})
+    for rev in (revision, "main"):
+        api = hub / "api" / f"{kind}s" / repo / "revision" / f"{rev}?blobs=true"
+        api.parent.mkdir(parents=True, exist_ok=True)
+        api.write_text(listing)
+    return revision

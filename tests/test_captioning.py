@@ -8,6 +8,7 @@ import math
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -183,18 +184,62 @@ def test_without_java_the_standard_tokenizer_blocks_every_metric(monkeypatch, tm
     assert out["unavailable"]["SPICE"].startswith("unavailable: the standard PTBTokenizer")
 
 
-def test_spice_needs_corenlp_jars_and_a_java_before_16(monkeypatch, tmp_path):
-    monkeypatch.setattr(cap, "_package_dir", lambda: _fake_package(tmp_path, corenlp_36=False))
-    monkeypatch.setattr(cap, "java_version", lambda: 8)
+def _corenlp_zip(path: Path, members: tuple[str, ...] = cap.CORENLP_JARS) -> Path:
+    """``stanford-corenlp-full-2015-12-09.zip`` as released: one top folder holding the jars
+    (and much else: here a README and a lib jar)."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as zf:
+        for name in (*members, "README.txt", "joda-time.jar"):
+            zf.writestr(f"{cap.CORENLP}/{name}", f"stand-in for {name}")
+    return path
+
+
+def test_spice_needs_its_folder_and_a_java_before_16(monkeypatch, tmp_path):
+    monkeypatch.setattr(cap, "_package_dir", lambda: _fake_package(tmp_path, corenlp_36=True))
+    monkeypatch.setattr(cap, "java_version", lambda: 11)
+    # no folder (the world downloads nothing): a reason that says so, never a blank
     reasons = unavailable_reasons(cap.METRICS, "ptb")
-    assert list(reasons) == ["SPICE"]
-    assert "stanford-corenlp-3.6.0-models.jar" in reasons["SPICE"]
-    assert "stanford-corenlp-full-2015-12-09.zip" in reasons["SPICE"]
-    _fake_package(tmp_path, corenlp_36=True)
-    assert unavailable_reasons(cap.METRICS, "ptb") == {}
+    assert list(reasons) == ["SPICE"] and "Stanford CoreNLP 3.6.0" in reasons["SPICE"]
+    spice = tmp_path / "spice"
+    (spice / "lib").mkdir(parents=True)
+    (spice / "spice-1.0.jar").write_bytes(b"jar")
+    reasons = unavailable_reasons(cap.METRICS, "ptb", spice)
+    assert "lib/stanford-corenlp-3.6.0-models.jar" in reasons["SPICE"]
+    assert "rule spice_jars" in reasons["SPICE"]
+    for jar in cap.CORENLP_JARS:
+        (spice / "lib" / jar).write_bytes(b"jar")
+    assert unavailable_reasons(cap.METRICS, "ptb", spice) == {}
     monkeypatch.setattr(cap, "java_version", lambda: 17)
-    assert list(unavailable_reasons(cap.METRICS, "ptb")) == ["SPICE"]
-    assert "Java 17" in unavailable_reasons(("SPICE",), "ptb")["SPICE"]
+    assert list(unavailable_reasons(cap.METRICS, "ptb", spice)) == ["SPICE"]
+    assert "Java 17" in unavailable_reasons(("SPICE",), "ptb", spice)["SPICE"]
+
+
+def test_prepare_spice_lays_out_spice_and_the_corenlp_jars(tmp_path):
+    dest = cap.prepare_spice(_corenlp_zip(tmp_path / "corenlp.zip"), tmp_path / "spice")
+    assert (dest / "spice-1.0.jar").is_file()
+    assert (dest / "lib" / "stanford-corenlp-3.6.0-models.jar").read_text() == \
+        "stand-in for stanford-corenlp-3.6.0-models.jar"
+    assert (dest / "lib" / "SceneGraphParser-1.0.jar").is_file()  # pycocoevalcap's own jars
+    assert not (dest / "lib" / "joda-time.jar").exists()
+    bad = _corenlp_zip(tmp_path / "other.zip", members=("stanford-corenlp-3.6.0.jar",))
+    with pytest.raises(ValueError, match=r"other.zip: no stanford-corenlp-full-2015-12-09/"
+                                         r"stanford-corenlp-3.6.0-models.jar"):
+        cap.prepare_spice(bad, tmp_path / "spice2")
+    assert not (tmp_path / "spice2").exists() and not (tmp_path / ".spice2.partial").exists()
+
+
+def test_run_spice_reads_spice_output_as_pycocoevalcap(monkeypatch, tmp_path):
+    def fake_java(cmd, cwd, check):
+        out = Path(cmd[cmd.index("-out") + 1])
+        items = json.loads(Path(cmd[4]).read_text())
+        assert cmd[:4] == ["java", "-jar", "-Xmx8G", "spice-1.0.jar"] and cwd == tmp_path
+        out.write_text(json.dumps([{"image_id": it["image_id"], "scores": {
+            "All": {"f": 0.5 if it["test"] == "a dog" else None}}} for it in items]))
+
+    monkeypatch.setattr(cap.subprocess, "run", fake_java)
+    mean, items = cap.run_spice({0: ["a dog"], 1: ["a cat"]}, {0: ["a dog"], 1: ["x"]}, tmp_path)
+    assert items[0] == 0.5 and np.isnan(items[1]) and np.isnan(mean)
 
 
 def test_missing_package_is_named_with_its_pin(monkeypatch):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import filecmp
 import os
+import re
 import signal
 import subprocess
 import time
@@ -37,10 +38,27 @@ def assert_same_tables(reference: Path, work: Path) -> None:
     assert not mismatch and not errors, f"tables differ from the uninterrupted run: {mismatch}"
 
 
+def flaky_requests(log: str) -> dict[str, list[dict[str, int]]]:
+    """The ``mem_mb`` and ``runtime`` requests of each start of the flaky model's embedding
+    shards, by shard, from Snakemake's log."""
+    out: dict[str, list[dict[str, int]]] = {}
+    for shard, resources in re.findall(
+            r"wildcards: model=flaky, shard=(\S+)\n\s+resources: (.*)", log):
+        values = dict(part.split("=", 1) for part in resources.split(", "))
+        out.setdefault(shard, []).append({k: int(values[k]) for k in ("mem_mb", "runtime")})
+    return out
+
+
 def test_a_job_that_fails_once_is_retried(cut_run):
     work, _, log = cut_run
     assert (work / "flaky_model.failed").exists()
     assert "transient fault injected" in log and "Trying to restart job" in log
+    # the retry asks for more: twice the memory and time of the first attempt
+    starts = flaky_requests(log)
+    retried = [runs for runs in starts.values() if len(runs) == 2]
+    assert len(starts) == 3 and len(retried) == 1, starts
+    first, second = retried[0]
+    assert second == {k: 2 * v for k, v in first.items()}
     # the retried model is world CLIP under another name: its scores are world CLIP's
     aro = pd.read_csv(work / "results" / "tables" / "aro" / "aro.csv", index_col=0)
     assert {"CLIP", "CLIP (retried)"} <= set(aro.index)

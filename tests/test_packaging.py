@@ -1,13 +1,17 @@
 """Pins agree across pyproject.toml and the conda environments of the rules; every rule
 declares its environment, threads, resources and log, and its environment installs every
-package its script can import."""
+package its script can import; a wheel of the checkout, installed non-editable, plans a run."""
 
 from __future__ import annotations
 
 import ast
 import importlib.metadata
+import os
 import re
+import shutil
+import subprocess
 import sys
+import sysconfig
 import tomllib
 from functools import cache
 from pathlib import Path
@@ -198,3 +202,61 @@ def test_readme_is_short_and_its_links_resolve():
     assert len(links) >= 6
     for link in links:
         assert (REPO / link).is_file(), link
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with a non-editable wheel of the checkout; the other packages come from
+    this venv's site-packages through a .pth (no network; that folder's own .pth files, the
+    editable install's among them, are not read)."""
+    root = tmp_path_factory.mktemp("installed")
+    source = root / "source"
+    (source / "src").mkdir(parents=True)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, source / name)
+    # a copy: the build's build/ and egg-info stay out of the checkout
+    shutil.copytree(SRC / "vlcomp", source / "src" / "vlcomp",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(root / "dist"),
+                    str(source)], check=True)
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([*pip, "--python", str(python), "install", "--no-deps",
+                    *map(str, (root / "dist").glob("vlcomp-*.whl"))], check=True)
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                           "['purelib'])"], capture_output=True, text=True, check=True)
+    Path(site.stdout.strip(), "host.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (root / "cwd").mkdir()
+    return python
+
+
+def run_installed(python: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([str(python), *args], cwd=python.parents[2] / "cwd", env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_installed_package_is_not_the_checkout(installed):
+    done = run_installed(installed, "-c", "import vlcomp, snakemake; print(vlcomp.__file__)")
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).is_relative_to(installed.parents[1]), done.stdout
+    done = run_installed(installed, "-c", "from vlcomp.config_defaults import SCHEMA, load_schema;"
+                         " print(SCHEMA); assert load_schema()['properties']")
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).is_relative_to(installed.parents[1]), done.stdout
+
+
+def test_installed_plan_runs_with_the_checkout_snakefile(installed):
+    done = run_installed(installed, "-m", "vlcomp.plan", "--configfile",
+                         str(REPO / "config" / "paper.yaml"), "--snakefile",
+                         str(REPO / "Snakefile"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1].startswith("longest job:"), done.stdout[-2000:]
+
+
+def test_installed_plan_without_a_snakefile_says_what_to_pass(installed):
+    done = run_installed(installed, "-m", "vlcomp.plan")
+    assert done.returncode == 1
+    assert "no Snakefile in" in done.stderr and "--snakefile" in done.stderr, done.stderr

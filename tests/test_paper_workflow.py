@@ -22,10 +22,15 @@ PAPER_JOBS = {
     "all": 1,
     # 56 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
     # BERT JSONs; CIFAR-10/100's archives read in place; BLIP-2: LAVIS' stage-1 checkpoint for
-    # the Q-Former's LM head), 12 folders unpacked (Visual Genome's two zips into one);
-    # Flickr30k, VL-CheckList's HAKE images, GNM's checkpoint and ImageNet's train, val and
-    # devkit checked (manual downloads)
-    "download_file": 56, "unpack_archive": 12, "check_manual_download": 6, "wordnet": 1,
+    # the Q-Former's LM head), Stanford CoreNLP 3.6.0 for SPICE (laid out by spice_jars) and
+    # OpenAI's ViT-B/32 and ViT-L/14 weights (vlcomp.pins), 12 folders unpacked (Visual
+    # Genome's two zips into one); Flickr30k, VL-CheckList's HAKE images, GNM's checkpoint and
+    # ImageNet's train, val and devkit checked (manual downloads); 19 hub snapshots: 16 models
+    # (BLIP x 4, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
+    # OPT, SDXL and its DPO UNet; BLIP's large captioner also gives the BLIP conversion its
+    # tokenizer) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img)
+    "download_file": 59, "unpack_archive": 12, "check_manual_download": 6, "wordnet": 1,
+    "download_hub_snapshot": 19, "spice_jars": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
@@ -393,3 +398,60 @@ def test_evaluate_only_plan_lists_no_training_or_generation():
     assert f"`{last}`" in (REPO / "docs" / "cluster.md").read_text()
     readme = " ".join((REPO / "README.md").read_text().split())
     assert f"`{last}`" in readme
+
+
+def test_real_format_run_read_every_model_from_pinned_snapshots_offline(real_run, tmp_path,
+                                                                       monkeypatch):
+    """The real-format run fetched every hub model and tokenizer from the mirror's hub at its
+    pinned commit (OPT, unpinned, at the commit the lock file recorded), then ran every job
+    offline with a home nothing could be written under; a job whose snapshot lost a file, or
+    whose configuration pins another commit, fails naming them."""
+    import shutil
+
+    from transformers import BlipForImageTextRetrieval, BlipProcessor
+
+    from vlcomp.metrics.captioning import SPICE_MAX_JAVA, java_version
+    from vlcomp.models.hf_loading import load_pretrained
+    from vlcomp.models.hub import SnapshotError, read_manifest
+
+    from .real_mirror import hub_revision
+
+    work, config = real_run
+    cfg = yaml.safe_load(config.read_text())
+    pinned = [(e["model"], e["revision"]) for e in cfg["models"].values() if "revision" in e]
+    pinned += [(cfg["models"]["xvlm_coco"]["tokenizer"],
+                cfg["models"]["xvlm_coco"]["tokenizer_revision"])]
+    assert len(pinned) == 5
+    for repo, revision in pinned:
+        manifest = read_manifest(work / "resources" / "models" / "hub" / repo)
+        assert manifest["revision"] == revision == hub_revision(repo)
+    lock = json.loads((work / "downloads.lock.json").read_text())
+    assert lock["revisions"] == {"hub/models/mirror-org/opt": hub_revision("mirror-org/opt")}
+    # the run's HOME was an empty file; the only cache written is Snakemake's own
+    node = work.parent / "node"
+    assert (node / "home").is_file() and (node / "home").stat().st_size == 0
+    assert {p.name for p in (node / "cache").iterdir()} <= {"snakemake"}
+    # SPICE's folder was laid out from the CoreNLP zip; SPICE itself ran or said why not
+    assert (work / "resources/spice/jars/lib/stanford-corenlp-3.6.0-models.jar").is_file()
+    section6 = json.loads((work / "results/metrics/bison_section6.json").read_text())
+    java = java_version()
+    if java is None or java > SPICE_MAX_JAVA:
+        assert "Java" in section6["unavailable"]["SPICE"]
+    # the loaders the jobs ran, on a copy of a fetched snapshot
+    repo, revision = cfg["models"]["blip_itm"]["model"], cfg["models"]["blip_itm"]["revision"]
+    copy = tmp_path / "resources" / "models" / "hub" / repo
+    shutil.copytree(work / "resources" / "models" / "hub" / repo, copy)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    _, model = load_pretrained(BlipForImageTextRetrieval, BlipProcessor, repo, revision, "cpu")
+    assert not model.training
+    with pytest.raises(SnapshotError, match=f"holds revision {revision}, but the "
+                                            f"configuration pins {'0' * 40}"):
+        load_pretrained(BlipForImageTextRetrieval, BlipProcessor, repo, "0" * 40, "cpu")
+    (copy / "processor_config.json").unlink()
+    with pytest.raises(SnapshotError, match=r"blip-itm-tiny/processor_config\.json is missing"):
+        load_pretrained(BlipForImageTextRetrieval, BlipProcessor, repo, revision, "cpu")
+    shutil.rmtree(copy)
+    with pytest.raises(SnapshotError, match="mirror-org/blip-itm-tiny/ is missing and this "
+                                            "job may not download"):
+        load_pretrained(BlipForImageTextRetrieval, BlipProcessor, repo, revision, "cpu")

@@ -214,7 +214,8 @@ def test_a_run_trained_in_segments_equals_one_job_on_the_tiny_run(tiny_run, tmp_
             params=SimpleNamespace(run=expand_runs(config)["world_clip"], released=False,
                                    release=None, init_entry={}, segment="0-of-1",
                                    resume=str(out / "resume.pt"), epoch_dir=str(out / "epochs"),
-                                   threads=config["compute"]["threads"], device="cpu")))
+                                   threads=config["compute"]["threads"], device="cpu",
+                                   deterministic="strict")))
     segmented, _ = load_checkpoint(checkpoints / "model.pt")
     alone, _ = load_checkpoint(out / "model.pt")
     a, b = segmented.state_dict(), alone.state_dict()

@@ -339,7 +339,7 @@ def test_release_rule_and_training_run_on_released_trohn_img(tmp_path):
         params=SimpleNamespace(run=run, released=False, release="trohn_img", init_entry={},
                                resume=str(ckpt / "resume.pt"), epoch_dir=str(ckpt / "epochs"),
                                segment="0-of-1",
-                               threads=1, device="cpu")))
+                               threads=1, device="cpu", deterministic="strict")))
     val = json.loads((ckpt / "val.json").read_text())
     assert set(val) == {"best_epoch", "epochs", "val_i2t_acc", "val_t2i_acc", "val_mean_acc"}
     log = (ckpt / "train.log").read_text()
@@ -365,7 +365,7 @@ def test_clip_run_on_clip_cocos_caption_split(tmp_path):
         params=SimpleNamespace(run=run, released=False, release=None, init_entry={},
                                resume=str(ckpt / "resume.pt"), epoch_dir=str(ckpt / "epochs"),
                                segment="0-of-1",
-                               threads=1, device="cpu")))
+                               threads=1, device="cpu", deterministic="strict")))
     log = (ckpt / "train.log").read_text()
     assert "caption split: 6 training rows, 2 validation rows" in log
     assert "val_mean_acc" in (ckpt / "log.csv").read_text()

@@ -76,13 +76,21 @@ class StartedRun:
             self.process.wait()
 
 
-def start(cmd: list[str], cwd: Path, timeout: float, slurm: bool = False) -> StartedRun:
+def start(cmd: list[str], cwd: Path, timeout: float, slurm: bool = False,
+          env: dict[str, str] | None = None) -> StartedRun:
     """Start `cmd` in `cwd` without waiting (stdout and stderr to ``cwd.name + .out/.err``
     beside `cwd`): the workflow runs of the test session overlap each other and the unit
-    tests on the 2-core CI machines."""
+    tests on the 2-core CI machines. ``env`` adds to (or, with None values, removes from)
+    the run's environment."""
     out, err = cwd.with_name(cwd.name + ".out"), cwd.with_name(cwd.name + ".err")
+    environment = run_env(slurm)
+    for key, value in (env or {}).items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
     with open(out, "w") as o, open(err, "w") as e:
-        process = subprocess.Popen(cmd, cwd=cwd, stdout=o, stderr=e, env=run_env(slurm))
+        process = subprocess.Popen(cmd, cwd=cwd, stdout=o, stderr=e, env=environment)
     now = time.monotonic()
     return StartedRun(process, out, err, now + timeout, now)
 
@@ -96,6 +104,22 @@ def run_env(slurm: bool = False) -> dict[str, str]:
     if not slurm:
         env["PATH"] = os.pathsep.join([str(NO_SLURM), env.get("PATH", "")])
     return env
+
+
+def offline_home(root: Path) -> dict[str, str | None]:
+    """The environment of a compute node without network, under ``root``: a home that
+    nothing can be written under (``home``, a file, not a folder: unwritable even for root,
+    who ignores permission bits), the hub's and torch's caches inside it (so unusable), the
+    hub libraries offline, and only Snakemake's own source cache elsewhere
+    (``XDG_CACHE_HOME``: ``cache/``, which the test then finds holding nothing else)."""
+    root.mkdir(parents=True, exist_ok=True)
+    home = root / "home"
+    home.write_text("")
+    (root / "cache").mkdir(exist_ok=True)
+    return {"HOME": str(home), "HF_HOME": str(home / "huggingface"),
+            "TORCH_HOME": str(home / "torch"), "XDG_CACHE_HOME": str(root / "cache"),
+            "HF_HUB_CACHE": None, "TRANSFORMERS_CACHE": None, "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
 
 
 def cut_config(path: Path) -> Path:

@@ -1,5 +1,6 @@
-"""The configuration's defaults, read from config/schema.yaml: each key's ``default`` there is
-the one place its default value is written (rules, the plan and the reference page read it)."""
+"""The configuration's defaults, read from the schema: each key's ``default`` there is the one
+place its default value is written (rules, the plan and the reference page read it). The schema
+ships inside the package (``vlcomp/schema.yaml``); the checkout's config/schema.yaml links to it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import yaml
 
-SCHEMA = Path(__file__).resolve().parents[2] / "config" / "schema.yaml"
+SCHEMA = Path(__file__).resolve().with_name("schema.yaml")
 
 
 @functools.cache

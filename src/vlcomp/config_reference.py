@@ -25,10 +25,10 @@ from typing import Any
 
 import yaml
 
+from vlcomp.checkout import workflow_root
 from vlcomp.config_defaults import SCHEMA, resolve
 
-REPO = Path(__file__).resolve().parents[2]
-README = REPO / "config" / "README.md"
+README = workflow_root() / "config" / "README.md"  # an installed package: ./config/README.md
 COMMAND = "python -m vlcomp.config_reference"
 
 Schema = dict[str, Any]

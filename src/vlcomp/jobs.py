@@ -49,3 +49,27 @@ def single_threaded_libraries() -> None:
     """
     for variable in THREAD_VARIABLES:
         os.environ[variable] = "1"
+
+
+# cuBLAS's deterministic workspaces (8 of 4 MiB per stream): without it, deterministic torch
+# raises at the first CUDA matrix product (`vlcomp.determinism`)
+CUBLAS_WORKSPACE = ":4096:8"
+
+
+def cuda_determinism_environment() -> None:
+    """Give every job ``CUBLAS_WORKSPACE_CONFIG`` before CUDA starts in it (set in the
+    Snakefile's environment, which local and SLURM jobs inherit), unless already chosen."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", CUBLAS_WORKSPACE)
+
+
+# Hugging Face libraries' switches that forbid any download (transformers, hub, datasets)
+OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE")
+
+
+def offline_hub_environment() -> None:
+    """Run every job offline: models and datasets come from the snapshots the download
+    rules fetched (`vlcomp.models.hub`), never from the hub or the home cache. Set in the
+    Snakefile's environment, which local and SLURM jobs inherit; the download rules fetch
+    over plain HTTP and are not affected."""
+    for variable in OFFLINE_VARIABLES:
+        os.environ[variable] = "1"

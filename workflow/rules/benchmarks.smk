@@ -204,6 +204,8 @@ if source_of("bivlc") == "world":
 else:
 
     rule bivlc_benchmark:
+        input:
+            release=release_inputs("bivlc"),
         output:
             benchmark="results/benchmarks/bivlc.parquet",
             images=directory("results/images/bivlc"),
@@ -216,8 +218,8 @@ else:
             "../../envs/torch.yaml"
         threads: 1
         resources:
-            runtime=60,
-            mem_mb=16000,
+            runtime=lambda wc, attempt: by_attempt(60, attempt),
+            mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
         params:
             revision=config["benchmarks"]["bivlc"].get("revision"),
             cache_dir="resources/hf_datasets",
@@ -321,8 +323,8 @@ if source_of("bison") == "world":
             "../../envs/torch.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=60,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(60, attempt),
         params:
             world=WORLD,
             bison=config["benchmarks"].get("bison", {}),
@@ -347,8 +349,8 @@ else:
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=60,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(60, attempt),
         params:
             expected_items=config["benchmarks"]["bison"].get(
                 "expected_items", BISON_ITEMS
@@ -372,8 +374,8 @@ rule bison_altered_benchmark:
         "../../envs/nlp.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(120, attempt),
     params:
         alterations=config["benchmarks"].get("bison", {}).get("alterations", []),
         seeds=config["benchmarks"].get("bison", {}).get("alteration_seeds", [0]),

@@ -21,8 +21,12 @@ rule generate_captions:
     resources:
         gpu=GPUS,
         # 5,000 COCO test images, beam search 3, 20 new tokens at most
-        mem_mb=lambda wc: estimated_job("captions", wc.model).mem_mb,
-        runtime=lambda wc: estimated_job("captions", wc.model).runtime,
+        mem_mb=lambda wc, attempt: by_attempt(
+            estimated_job("captions", wc.model).mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            estimated_job("captions", wc.model).runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         decoding=CAPTION_DECODING,
@@ -46,6 +50,7 @@ if BISON_CAPTIONING:
             images=f"results/imagesets/{BISON_CAPTIONING['dataset']}_test.parquet",
             references=f"results/data/{BISON_CAPTIONING['dataset']}/captions.parquet",
             bison=expand("results/metrics/{model}/bison.json", model=CAPTIONING_MODELS),
+            spice=spice_inputs(BISON_CAPTIONING["metrics"]),
         output:
             json="results/metrics/bison_table4.json",
             csv=report(
@@ -62,8 +67,8 @@ if BISON_CAPTIONING:
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=120,  # PTB tokenizer and METEOR (Java) over 5,000 captions per model
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(120, attempt),  # PTB tokenizer and METEOR (Java) over 5,000 captions per model
         params:
             models=CAPTIONING_MODELS,
             groups=CAPTIONER_GROUPS,

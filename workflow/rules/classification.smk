@@ -46,8 +46,8 @@ rule imagenet_imagesets:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         check_sizes=CLASSIFICATION.check_sizes,
     script:
@@ -102,8 +102,8 @@ rule class_embeddings:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=16000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         datasets=CLS_DATASETS,
@@ -134,8 +134,12 @@ rule classification_metrics:
     threads: lambda wc: probe_threads(wc.cls_dataset)
     resources:
         gpu=CLS_PROBE_GPUS,
-        mem_mb=lambda wc: CLS_PROBE_RESOURCES[wc.cls_dataset][0],
-        runtime=lambda wc: CLS_PROBE_RESOURCES[wc.cls_dataset][1],
+        mem_mb=lambda wc, attempt: by_attempt(
+            CLS_PROBE_RESOURCES[wc.cls_dataset][0], attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            CLS_PROBE_RESOURCES[wc.cls_dataset][1], attempt
+        ),
     params:
         protocols=list(CLASSIFICATION.protocols),
         probe=CLASSIFICATION.probe_options() if CLS_DATASETS else {},

@@ -68,7 +68,20 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP_FAMILIES,
     TABLE10_KINDS,
 )
-from vlcomp.jobs import prepend_pythonpath, single_threaded_libraries  # noqa: E402
+from vlcomp.pins import (  # noqa: E402
+    config_pins,
+    dataset_pins,
+    diffusers_pins,
+    lm_pins,
+    model_pins,
+    selection_pins,
+)
+from vlcomp.jobs import (  # noqa: E402
+    cuda_determinism_environment,
+    offline_hub_environment,
+    prepend_pythonpath,
+    single_threaded_libraries,
+)
 from vlcomp.plan.estimates import stage_job  # noqa: E402
 from vlcomp.shards import SHARD_PATTERN, parse_shard, shard_names  # noqa: E402
 from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
@@ -76,6 +89,8 @@ from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
 # Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
 prepend_pythonpath(Path(workflow.basedir) / "src")
 single_threaded_libraries()
+cuda_determinism_environment()
+offline_hub_environment()
 
 # extends: FILE (e.g. config/evaluate.yaml extends config/paper.yaml): FILE, updated by the rest;
 # looked up as given, beside the config files, then in the workflow's config/
@@ -109,6 +124,13 @@ DATASETS = {
 REAL_DATASETS = {d: spec for d, spec in DATASETS.items() if d != "world"}
 
 
+def by_attempt(request, attempt):
+    """A heavy job's memory or time request on its ``attempt``-th try: doubled on each
+    retry, so a job killed for memory or time asks for more (the profiles retry once).
+    """
+    return int(request * 2 ** (attempt - 1))
+
+
 def union(names):
     """A wildcard pattern matching exactly these names (nothing when empty)."""
     return "|".join(re.escape(n) for n in names) or "(?!)"
@@ -124,16 +146,6 @@ wildcard_constraints:
     seed=r"\d+",
 
 
-# Real datasets and checkpoints: every downloadable file and every archive's folder.
-REMOTE_FILES = remote_files(config.get("downloads", {}).get("sha256"))
-UNPACKED = (
-    {}
-)  # folder -> the archives unpacked into it (Visual Genome: two zips, one folder)
-for _path, _file in REMOTE_FILES.items():
-    if _file.unpack_to:
-        UNPACKED.setdefault(_file.unpack_to, []).append(_path)
-MANUAL_CHECKS = manual_checks()
-
 # Runs and models with several training seeds expand to one id per seed ({name}_s{seed}).
 RUNS = expand_runs(config)
 # Small BLIP captioners trained here (VisualGPTScore's demo model), by name
@@ -142,6 +154,23 @@ RUN_PATTERN = union(RUNS)
 CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
+# Every hub snapshot and weight file the models, LMs, generators and hub datasets load,
+# pinned (vlcomp.pins): fetched by download rules, inputs of the jobs that load them
+try:
+    PINS = config_pins(config, MODEL_ENTRIES)
+except ValueError as err:
+    raise WorkflowError(f"configuration: {err}") from None
+# Real datasets and checkpoints: every downloadable file and every archive's folder.
+REMOTE_FILES = remote_files(config.get("downloads", {}).get("sha256"), PINS.files)
+UNPACKED = (
+    {}
+)  # folder -> the archives unpacked into it (Visual Genome: two zips, one folder)
+for _path, _file in REMOTE_FILES.items():
+    if _file.unpack_to:
+        UNPACKED.setdefault(_file.unpack_to, []).append(_path)
+MANUAL_CHECKS = manual_checks()
+# hub snapshots by folder (resources/models/hub/{repo}, resources/datasets/hub/{repo})
+HUB_REFS = {ref.folder: ref for ref in PINS.hub}
 # BLIP originals converted to transformers folders (rule convert_blip), by model
 CONVERTED_MODELS = {m: e["convert"] for m, e in MODEL_ENTRIES.items() if "convert" in e}
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
@@ -433,7 +462,8 @@ MODEL_FILE_KEYS = (
 def model_files(model):
     """Files a model needs before it can score: its checkpoint when trained in the DAG, or the
     downloaded files under resources/ its entry names (NegCLIP's checkpoint; X-VLM's
-    checkpoint, its YAML and the Swin / BERT JSONs)."""
+    checkpoint, its YAML and the Swin / BERT JSONs), its hub snapshots and open_clip weights.
+    """
     entry = MODEL_ENTRIES[model]
     if "convert" in entry:
         return [converted_folder(model)]
@@ -443,7 +473,8 @@ def model_files(model):
         return [f"results/checkpoints/{entry['run']}/model.pt"]
     if entry["family"] == "python":
         return list(entry.get("files", []))
-    files = []
+    # hub snapshots and open_clip weights (vlcomp.pins), fetched by the download rules
+    files = model_pins(model, entry).inputs
     for key in MODEL_FILE_KEYS:
         path = str(entry.get(key, "")).removeprefix("resources/")
         if path in REMOTE_FILES:

@@ -41,8 +41,8 @@ rule dataset_tables:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         spec=lambda wc: REAL_DATASETS[wc.dataset],
     script:

@@ -1,8 +1,17 @@
-# Downloads of the real datasets and checkpoints (vlcomp.data.sources) into resources/:
-# atomic, retried, checked for their content (no HTML page, no truncated archive), then
-# against a published sha256 or git blob id, else against the download lock file (not an
-# output: it survives re-runs). Only the paper configuration needs them; the world downloads
-# nothing.
+# Downloads of the real datasets and checkpoints (vlcomp.data.sources) and of the hub
+# snapshots models load (vlcomp.pins) into resources/: atomic, retried, checked for their
+# content (no HTML page, no truncated archive), then against a published sha256 or git blob
+# id, else against the download lock file (not an output: it survives re-runs). Only the
+# paper configuration needs them; the world downloads nothing. Every download is a local
+# rule: it runs on the host Snakemake runs on (a cluster's submit host, which has the
+# network), never as a cluster job; the jobs read what they fetched and never download
+# (vlcomp.models.hub). `bash scripts/fetch.sh --configfile ...` runs them all up front.
+
+
+localrules:
+    download_file,
+    download_hub_snapshot,
+    check_manual_download,
 
 
 rule download_file:
@@ -29,6 +38,30 @@ rule download_file:
         retries=config.get("downloads", {}).get("retries", 3),
     script:
         "../scripts/download_file.py"
+
+
+rule download_hub_snapshot:
+    output:
+        directory("{folder}"),
+    log:
+        "logs/download/{folder}.log",
+    benchmark:
+        "benchmarks/download_hub_snapshot/{folder}.tsv"
+    wildcard_constraints:
+        folder=HUB_FOLDER_PATTERN,
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=720,
+    params:
+        ref=lambda wc: HUB_REFS[wc.folder],
+        mirrors=DOWNLOAD_MIRRORS,
+        lock=DOWNLOAD_LOCK,
+        retries=config.get("downloads", {}).get("retries", 3),
+    script:
+        "../scripts/download_hub_snapshot.py"
 
 
 rule unpack_archive:
@@ -73,3 +106,24 @@ rule check_manual_download:
         instructions=lambda wc: MANUAL_CHECKS[wc.manual][1],
     script:
         "../scripts/check_manual_download.py"
+
+
+# SPICE and the two Stanford CoreNLP 3.6.0 jars it runs, in one folder
+# (vlcomp.metrics.captioning.prepare_spice): never fetched by pycocoevalcap inside a job
+rule spice_jars:
+    input:
+        "resources/spice/stanford-corenlp-full-2015-12-09.zip",
+    output:
+        directory("resources/spice/jars"),
+    log:
+        "logs/download/spice_jars.log",
+    benchmark:
+        "benchmarks/spice_jars.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    script:
+        "../scripts/spice_jars.py"

@@ -8,6 +8,7 @@ if TROHN_IMG_RELEASE:
         input:
             images=f"results/data/{TROHN_IMG_DATASET}/images.parquet",
             captions=f"results/data/{TROHN_IMG_DATASET}/captions.parquet",
+            release=release_inputs("trohn_img"),
         output:
             train="results/generated/trohn_img/instances.parquet",
             val="results/generated/trohn_img/instances_val.parquet",
@@ -21,8 +22,8 @@ if TROHN_IMG_RELEASE:
             "../../envs/torch.yaml"
         threads: 1
         resources:
-            mem_mb=16000,
-            runtime=240,
+            mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+            runtime=lambda wc, attempt: by_attempt(240, attempt),
         params:
             name="trohn_img",
             options=GENERATION["trohn_img"],
@@ -37,6 +38,9 @@ elif "trohn_img" in GENERATION:
             negatives=f"results/negatives/{TROHN_IMG_DATASET}/sugarcrepe.parquet",
             captions=f"results/data/{TROHN_IMG_DATASET}/captions.parquet",
             model=lambda wc: model_files(TROHN_IMG_SELECTION["similarity_model"]),
+            scorers=selection_pins(
+                TROHN_IMG_SELECTION, "generation.trohn_img.selection"
+            ).inputs,
         output:
             selected=f"results/negatives/{TROHN_IMG_DATASET}/trohn_img.parquet",
             report=f"results/negatives/{TROHN_IMG_DATASET}/trohn_img.json",
@@ -49,8 +53,8 @@ elif "trohn_img" in GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=GPUS,
-            mem_mb=64000,  # Vera is a ~5B-parameter T5 encoder
-            runtime=720,
+            mem_mb=lambda wc, attempt: by_attempt(64000, attempt),  # Vera is a ~5B-parameter T5 encoder
+            runtime=lambda wc, attempt: by_attempt(720, attempt),
         params:
             options=TROHN_IMG_SELECTION,
             entry=lambda wc: model_entry(TROHN_IMG_SELECTION["similarity_model"]),
@@ -66,6 +70,7 @@ if GENERATION:
     rule generate_candidates:
         input:
             source=generation_source,
+            weights=generation_inputs,
         output:
             images=directory("results/generated/{genset}/images"),
             candidates="results/generated/{genset}/candidates.parquet",
@@ -80,8 +85,12 @@ if GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
-            mem_mb=lambda wc: GENERATE_JOBS[wc.genset].mem_mb,
-            runtime=lambda wc: GENERATE_JOBS[wc.genset].runtime,
+            mem_mb=lambda wc, attempt: by_attempt(
+                GENERATE_JOBS[wc.genset].mem_mb, attempt
+            ),
+            runtime=lambda wc, attempt: by_attempt(
+                GENERATE_JOBS[wc.genset].runtime, attempt
+            ),
         params:
             options=lambda wc: GENERATION[wc.genset],
             world=WORLD,
@@ -95,6 +104,7 @@ if GENERATION:
     rule generate_candidates_shard:
         input:
             source=generation_source,
+            weights=generation_inputs,
         output:
             images=directory("results/generated/{genset}/shards/{shard}/images"),
             candidates="results/generated/{genset}/shards/{shard}/candidates.parquet",
@@ -110,8 +120,12 @@ if GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
-            mem_mb=lambda wc: GENERATE_JOBS[wc.genset].mem_mb,
-            runtime=lambda wc: GENERATE_JOBS[wc.genset].runtime,
+            mem_mb=lambda wc, attempt: by_attempt(
+                GENERATE_JOBS[wc.genset].mem_mb, attempt
+            ),
+            runtime=lambda wc, attempt: by_attempt(
+                GENERATE_JOBS[wc.genset].runtime, attempt
+            ),
         params:
             options=lambda wc: GENERATION[wc.genset],
             world=WORLD,
@@ -168,8 +182,12 @@ if GENERATION:
         threads: config["compute"]["threads"]
         resources:
             gpu=GPUS,
-            mem_mb=lambda wc: estimated_job("filter", wc.genset).mem_mb,
-            runtime=lambda wc: estimated_job("filter", wc.genset).runtime,
+            mem_mb=lambda wc, attempt: by_attempt(
+                estimated_job("filter", wc.genset).mem_mb, attempt
+            ),
+            runtime=lambda wc, attempt: by_attempt(
+                estimated_job("filter", wc.genset).runtime, attempt
+            ),
         params:
             filter=lambda wc: GENERATION[wc.genset].get("filter", {}),
             entry=lambda wc: filter_model_entry(wc.genset),
@@ -204,8 +222,12 @@ if DETECTORS:
         threads: config["compute"]["threads"]
         resources:
             gpu=GPUS,
-            mem_mb=lambda wc: estimated_job("detectors", wc.model).mem_mb,
-            runtime=lambda wc: estimated_job("detectors", wc.model).runtime,
+            mem_mb=lambda wc, attempt: by_attempt(
+                estimated_job("detectors", wc.model).mem_mb, attempt
+            ),
+            runtime=lambda wc, attempt: by_attempt(
+                estimated_job("detectors", wc.model).runtime, attempt
+            ),
         params:
             options=DETECTORS,
             entry=lambda wc: model_entry(wc.model),

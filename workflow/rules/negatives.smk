@@ -22,8 +22,8 @@ if NEGCLIP_NEGATIVES.get("source", "generate") == "release":
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=30,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(30, attempt),
         params:
             split=NEGCLIP_NEGATIVES.get("split", "train"),
         script:
@@ -44,8 +44,8 @@ else:
             "../../envs/nlp.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=240,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(240, attempt),
         params:
             options=NEGCLIP_NEGATIVES,
             spacy_model=config["nlp"]["spacy_model"],
@@ -63,6 +63,12 @@ LLM_NEGATIVE_JOBS = (
     else {}
 )
 SHARDED_LLM_DATASETS = [d for d, job in LLM_NEGATIVE_JOBS.items() if job.shards > 1]
+# the LLM's hub snapshot (the llm route)
+NEGATIVES_LLM_INPUTS = (
+    lm_pins(SUGARCREPE_NEGATIVES.get("llm"), "hard_negatives.sugarcrepe.llm").inputs
+    if SUGARCREPE_ROUTE == "llm"
+    else []
+)
 
 
 if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
@@ -71,6 +77,7 @@ if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
         input:
             images="results/data/{dataset}/images.parquet",
             captions="results/data/{dataset}/captions.parquet",
+            release=release_inputs("trohn_text"),
         output:
             train="results/negatives/{dataset}/sugarcrepe_release.parquet",
             val="results/negatives/{dataset}/sugarcrepe_release_val.parquet",
@@ -83,8 +90,8 @@ if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
             "../../envs/torch.yaml"
         threads: 1
         resources:
-            mem_mb=16000,
-            runtime=120,
+            mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+            runtime=lambda wc, attempt: by_attempt(120, attempt),
         params:
             name="trohn_text",
             options=SUGARCREPE_NEGATIVES,
@@ -103,6 +110,7 @@ if SUGARCREPE_NEGATIVES:
                 if SUGARCREPE_ROUTE == "world"
                 else []
             ),
+            llm=NEGATIVES_LLM_INPUTS,
         output:
             "results/negatives/{dataset}/sugarcrepe.parquet",
         log:
@@ -116,14 +124,17 @@ if SUGARCREPE_NEGATIVES:
         threads: 1
         resources:
             gpu=GPUS if SUGARCREPE_ROUTE == "llm" else 0,
-            mem_mb=lambda wc: (
-                LLM_NEGATIVE_JOBS[wc.dataset].mem_mb if LLM_NEGATIVE_JOBS else 4000
+            mem_mb=lambda wc, attempt: by_attempt(
+                LLM_NEGATIVE_JOBS[wc.dataset].mem_mb if LLM_NEGATIVE_JOBS else 4000,
+                attempt,
             ),
-            runtime=lambda wc: (
-                LLM_NEGATIVE_JOBS[wc.dataset].runtime if LLM_NEGATIVE_JOBS else 30
+            runtime=lambda wc, attempt: by_attempt(
+                LLM_NEGATIVE_JOBS[wc.dataset].runtime if LLM_NEGATIVE_JOBS else 30,
+                attempt,
             ),
         params:
             options=SUGARCREPE_NEGATIVES,
+            device=config["compute"]["device"],
             world=WORLD,
         script:
             (
@@ -140,6 +151,7 @@ if SHARDED_LLM_DATASETS:
     rule sugarcrepe_negatives_shard:
         input:
             captions="results/data/{dataset}/captions.parquet",
+            llm=NEGATIVES_LLM_INPUTS,
         output:
             "results/negatives/{dataset}/shards/sugarcrepe/{shard}.parquet",
         log:
@@ -154,10 +166,15 @@ if SHARDED_LLM_DATASETS:
         threads: 1
         resources:
             gpu=GPUS,
-            mem_mb=lambda wc: LLM_NEGATIVE_JOBS[wc.dataset].mem_mb,
-            runtime=lambda wc: LLM_NEGATIVE_JOBS[wc.dataset].runtime,
+            mem_mb=lambda wc, attempt: by_attempt(
+                LLM_NEGATIVE_JOBS[wc.dataset].mem_mb, attempt
+            ),
+            runtime=lambda wc, attempt: by_attempt(
+                LLM_NEGATIVE_JOBS[wc.dataset].runtime, attempt
+            ),
         params:
             options=SUGARCREPE_NEGATIVES,
+            device=config["compute"]["device"],
             world=WORLD,
         script:
             "../scripts/sugarcrepe_negatives_llm.py"
@@ -181,8 +198,8 @@ if SHARDED_LLM_DATASETS:
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=30,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(30, attempt),
         script:
             "../scripts/join_tables.py"
 
@@ -203,7 +220,7 @@ rule nearest_neighbours:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=16000,
-        runtime=120,
+        mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+        runtime=lambda wc, attempt: by_attempt(120, attempt),
     script:
         "../scripts/nearest_neighbours.py"

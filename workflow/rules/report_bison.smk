@@ -36,6 +36,11 @@ if BISON_CAPTION_SCORES:
         input:
             bison="results/benchmarks/bison.parquet",
             annotations="resources/coco/annotations2014",
+            spice=spice_inputs(
+                BISON_CAPTION_SCORES.get(
+                    "metrics", ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"]
+                )
+            ),
         output:
             json="results/metrics/bison_section6.json",
             intervals="results/uncertainty/bison_section6.csv",
@@ -53,8 +58,8 @@ if BISON_CAPTION_SCORES:
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=120,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(120, attempt),
         params:
             metrics=BISON_CAPTION_SCORES.get(
                 "metrics", ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"]

@@ -111,8 +111,8 @@ if TROHN_TEXT_ROWS:
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=30,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(30, attempt),
         script:
             "../scripts/bivlc_table5.py"
 

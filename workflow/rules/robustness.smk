@@ -118,8 +118,8 @@ rule perturb_images:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=120,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(120, attempt),
     script:
         "../scripts/perturb_images.py"
 

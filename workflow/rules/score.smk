@@ -36,8 +36,8 @@ rule embed_model:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: EMBED_JOBS[wc.model].mem_mb,
-        runtime=lambda wc: EMBED_JOBS[wc.model].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -73,8 +73,8 @@ rule embed_model_shard:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: EMBED_JOBS[wc.model].mem_mb,
-        runtime=lambda wc: EMBED_JOBS[wc.model].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -124,8 +124,8 @@ rule embed_model_gather:
         "../../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     script:
         "../scripts/embed_model_gather.py"
 
@@ -148,8 +148,8 @@ rule embed_images:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: embed_images_job(wc).mem_mb,
-        runtime=lambda wc: embed_images_job(wc).runtime,
+        mem_mb=lambda wc, attempt: by_attempt(embed_images_job(wc).mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(embed_images_job(wc).runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -233,8 +233,8 @@ rule score_pairs:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
-        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -276,8 +276,8 @@ rule score_pairs_only:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
-        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,

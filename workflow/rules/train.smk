@@ -14,6 +14,7 @@ TRAIN_PARAMS = {
     "epoch_dir": lambda wc: f"results/checkpoints/{wc.run}/epochs",
     "threads": config["compute"]["threads"],
     "device": config["compute"]["device"],
+    "deterministic": COMPUTE["deterministic"],
 }
 
 
@@ -38,8 +39,8 @@ rule train_clip:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: train_resources(wc)["mem_mb"],
-        runtime=lambda wc: train_resources(wc)["runtime"],
+        mem_mb=lambda wc, attempt: by_attempt(train_resources(wc)["mem_mb"], attempt),
+        runtime=lambda wc, attempt: by_attempt(train_resources(wc)["runtime"], attempt),
     params:
         **TRAIN_PARAMS,
     script:
@@ -81,10 +82,11 @@ if CAPTIONERS:
         threads: config["compute"]["threads"]
         resources:
             gpu=GPUS,
-            mem_mb=8000,
-            runtime=240,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(240, attempt),
         params:
             spec=lambda wc: CAPTIONERS[wc.captioner],
             threads=config["compute"]["threads"],
+            deterministic=COMPUTE["deterministic"],
         script:
             "../scripts/train_captioner.py"

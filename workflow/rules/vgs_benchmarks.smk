@@ -134,8 +134,8 @@ if "eqben" in BENCHMARKS and source_of("eqben") == "release":
             "../../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=8000,
-            runtime=120,
+            mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+            runtime=lambda wc, attempt: by_attempt(120, attempt),
         params:
             expected_items=BENCHMARK_SPECS["eqben"].get("expected_items"),
         script:

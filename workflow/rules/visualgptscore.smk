@@ -51,8 +51,8 @@ rule score_generative:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
-        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -82,6 +82,7 @@ rule llm_prior:
         benchmarks=expand(
             "results/benchmarks/{benchmark}.parquet", benchmark=ALPHA_BENCHMARKS
         ),
+        lm=lambda wc: lm_pins(TEXT_PRIORS[wc.lm], f"visualgptscore.llm {wc.lm}").inputs,
     output:
         "results/text_priors/{lm}.parquet",
     log:
@@ -95,8 +96,12 @@ rule llm_prior:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: estimated_job("llm_prior", wc.lm).mem_mb,
-        runtime=lambda wc: estimated_job("llm_prior", wc.lm).runtime,
+        mem_mb=lambda wc, attempt: by_attempt(
+            estimated_job("llm_prior", wc.lm).mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            estimated_job("llm_prior", wc.lm).runtime, attempt
+        ),
     params:
         entry=lambda wc: TEXT_PRIORS[wc.lm],
         threads=config["compute"]["threads"],
@@ -176,8 +181,8 @@ rule score_generative_choice_shard:
     threads: config["compute"]["threads"]
     resources:
         gpu=GPUS,
-        mem_mb=lambda wc: PAIR_JOBS[wc.model].mem_mb,
-        runtime=lambda wc: PAIR_JOBS[wc.model].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
+        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -232,8 +237,8 @@ rule score_generative_choice_gather:
         "../../envs/torch.yaml"  # the pair plan comes with the pair-scoring modules
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         choice=CHOICE_BENCHMARKS,
         alpha=ALPHA_BENCHMARKS,
@@ -269,8 +274,12 @@ rule score_generative_retrieval_shard:
         gpu=lambda wc: (
             GPUS if RETRIEVAL_JOBS[(wc.model, wc.benchmark)].device == "gpu" else 0
         ),
-        mem_mb=lambda wc: RETRIEVAL_JOBS[(wc.model, wc.benchmark)].mem_mb,
-        runtime=lambda wc: RETRIEVAL_JOBS[(wc.model, wc.benchmark)].runtime,
+        mem_mb=lambda wc, attempt: by_attempt(
+            RETRIEVAL_JOBS[(wc.model, wc.benchmark)].mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            RETRIEVAL_JOBS[(wc.model, wc.benchmark)].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
@@ -306,8 +315,8 @@ rule score_generative_retrieval_gather:
         "../../envs/torch.yaml"  # retrieval_galleries comes with the pair-scoring modules
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
         gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
@@ -558,6 +567,7 @@ rule uncertainty_alpha:
 rule convert_blip:
     input:
         checkpoint=converted_checkpoint,
+        tokenizer=lambda wc: model_pins(wc.model, MODEL_ENTRIES[wc.model]).inputs,
     output:
         directory("resources/models/{model}_hf"),
     log:
@@ -570,8 +580,8 @@ rule convert_blip:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        mem_mb=16000,
-        runtime=60,
+        mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         convert=lambda wc: CONVERTED_MODELS[wc.model],
     script:

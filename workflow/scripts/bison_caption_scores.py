@@ -21,7 +21,8 @@ with job_log(snakemake.log[0]) as log:
                                / "captions_val2014.json")
     result, outcomes = caption_score_accuracy(items, captions, metrics=p.metrics, seed=p.seed,
                                               n_negative_refs=p.n_negative_refs,
-                                              tie_policy=p.tie_policy)
+                                              tie_policy=p.tie_policy,
+                                              spice_dir=snakemake.input.get("spice") or None)
     ones = np.ones(len(outcomes))
     intervals = ratio_intervals({m: (outcomes[m].to_numpy(np.float64), ones)
                                  for m in outcomes.columns}, len(outcomes), benchmark="bison",

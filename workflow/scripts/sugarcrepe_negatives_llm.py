@@ -11,7 +11,7 @@ with job_log(snakemake.log[0]) as log:
     captions = read_parquet(snakemake.input.captions)
     captions = captions[captions.split == opts.get("split", "train")]
     llm = opts["llm"]  # keys checked by config/schema.yaml: HFTextGenerator's arguments
-    generator = HFTextGenerator(**llm)
+    generator = HFTextGenerator(**{"device": snakemake.params.device, **llm})
     log.info("%d captions, model %s on %s (%s)", len(captions), llm["model"],
              generator.device, llm.get("dtype", "float32"))
     shard = getattr(snakemake.wildcards, "shard", None)  # rule sugarcrepe_negatives_shard

@@ -21,7 +21,8 @@ with job_log(snakemake.log[0]) as log:
     n_references = sum(len(texts) for texts in references.values())
     results = {}
     for model, path in zip(p.models, inp.captions, strict=True):
-        results[model] = score_captions(references, read_parquet(path), p.metrics, p.tokenizer)
+        results[model] = score_captions(references, read_parquet(path), p.metrics, p.tokenizer,
+                                        inp.get("spice") or None)
         log.info("%s: %s (%d empty captions)", model, results[model]["overall"],
                  results[model]["n_empty"])
     accuracy = {}

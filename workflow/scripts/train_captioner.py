@@ -27,6 +27,7 @@ with job_log(snakemake.log[0]) as log:
         weight_decay=spec.get("weight_decay", 0.05), warmup_steps=spec.get("warmup_steps", 20),
         seed=spec.get("seed", 0), threads=snakemake.params.threads,
         prompt=spec.get("prompt", "a picture of "),
+        deterministic=snakemake.params.deterministic,
     )
     images = read_parquet(snakemake.input.images)
     captions = read_parquet(snakemake.input.captions)

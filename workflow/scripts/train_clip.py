@@ -68,6 +68,7 @@ with job_log(snakemake.log[0]) as log:
         objective=run.get("objective", "clip"), amp=run.get("amp", True),
         selection=KEY if run.get("selection") == "bivlc_val_accuracy" else "val_mean_r1",
         mirror_pairs=run.get("mirror_pairs", 0.0),
+        deterministic=snakemake.params.deterministic,
     )
     release = snakemake.params.release  # trohn_text | trohn_img: BiVLC's released rows
     images = read_parquet(snakemake.input.images)

@@ -14,8 +14,9 @@ import torch
 import yaml
 
 from vlcomp.bench.report import emit
+from vlcomp.checkout import workflow_root
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = workflow_root()  # the checkout, else ./ (an installed package)
 DEFAULT_ITC = ("sugarcrepe:sugarcrepe", "vg_relation:aro+sugarcrepe", "order:aro")
 
 

@@ -19,8 +19,9 @@ from tqdm import tqdm
 
 from vlcomp.benchmarks.schema import make_items
 from vlcomp.io import atomic_path
+from vlcomp.pins import BIVLC_HUB
 
-HUB_ID = "imirandam/BiVLC"
+HUB_ID = BIVLC_HUB
 SPLIT = "test"
 ROWS = 2933
 FIELDS = ("image", "caption", "negative_caption", "negative_image", "type", "subtype")
@@ -28,10 +29,14 @@ TYPES = {"replace": ("obj", "att", "rel"), "swap": ("obj", "att"), "add": ("obj"
 
 
 def load_hub_dataset(revision: str | None = None, cache_dir: str | None = None):
-    """The hub dataset with images left encoded (bytes), so nothing is decoded up front."""
+    """The hub dataset (its fetched snapshot, `vlcomp.models.hub`) with images left encoded
+    (bytes), so nothing is decoded up front."""
     import datasets
 
-    ds = datasets.load_dataset(HUB_ID, split=SPLIT, revision=revision, cache_dir=cache_dir)
+    from vlcomp.models.hub import pretrained_source
+
+    source, revision = pretrained_source(HUB_ID, revision, kind="dataset")
+    ds = datasets.load_dataset(source, split=SPLIT, revision=revision, cache_dir=cache_dir)
     return undecoded(ds)
 
 

@@ -119,11 +119,12 @@ def verify(dest: str | Path, expected: Expected | None = None, name: str | None 
 
 def fetch(
     url: str, dest: str | Path, expected: Expected | None = None, retries: int = 3,
-    timeout: float = 60.0, backoff: float = 2.0,
+    timeout: float = 60.0, backoff: float = 2.0, headers: dict[str, str] | None = None,
 ) -> Checked:
     """Download ``url`` to ``dest`` (skipped when ``dest`` exists and verifies), atomically,
     with ``retries`` attempts and exponential backoff; then `verify`. A download that fails
-    its content or checksum check never takes the destination's name."""
+    its content or checksum check never takes the destination's name. ``headers`` go with
+    http(s) requests (a hub token)."""
     dest, expected = Path(dest), expected or Expected()
     if dest.is_file():
         return verify(dest, expected)
@@ -131,7 +132,8 @@ def fetch(
     for attempt in range(1, retries + 1):
         try:
             with atomic_path(dest) as tmp:
-                with urllib.request.urlopen(url, timeout=timeout) as response, \
+                request = urllib.request.Request(url, headers=headers or {})
+                with urllib.request.urlopen(request, timeout=timeout) as response, \
                         open(tmp, "wb") as out:
                     shutil.copyfileobj(response, out, CHUNK)
                 checked = verify(tmp, expected, name=str(dest))

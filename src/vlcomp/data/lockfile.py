@@ -48,18 +48,41 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def read_lock(lock_path: str | os.PathLike) -> dict[str, Locked]:
-    """Every entry of a lock file (none when it does not exist)."""
-    path = Path(lock_path)
+def _read_sections(path: Path) -> tuple[dict[str, Locked], dict[str, str]]:
+    """A lock file's files and hub revisions (none when it does not exist)."""
     if not path.is_file():
-        return {}
+        return {}, {}
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        return {key: Locked(int(v["size"]), str(v["sha256"]), str(v.get("url", "")))
-                for key, v in raw["files"].items()}
-    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        files = {key: Locked(int(v["size"]), str(v["sha256"]), str(v.get("url", "")))
+                 for key, v in raw["files"].items()}
+        revisions = {str(k): str(v) for k, v in raw.get("revisions", {}).items()}
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
         raise ValueError(f"{path}: not a vlcomp download lock file ({err}); fix or delete "
                          "it (every file without a published hash is then recorded anew)") from err
+    return files, revisions
+
+
+def _write_sections(path: Path, files: dict[str, Locked], revisions: dict[str, str]) -> None:
+    payload = {"comment": "size and sha256 of downloads without a published hash, and the "
+                          "commits of hub repositories without a configured revision, "
+                          "recorded at their first download (vlcomp.data.lockfile)",
+               "files": {k: {"size": v.size, "sha256": v.sha256, "url": v.url}
+                         for k, v in sorted(files.items())}}
+    if revisions:
+        payload["revisions"] = dict(sorted(revisions.items()))
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def read_lock(lock_path: str | os.PathLike) -> dict[str, Locked]:
+    """Every file entry of a lock file (none when it does not exist)."""
+    return _read_sections(Path(lock_path))[0]
+
+
+def locked_revision(lock_path: str | os.PathLike, key: str) -> str | None:
+    """The commit recorded for a hub repository (``hub/models/{repo}``), if any."""
+    return _read_sections(Path(lock_path))[1].get(key)
 
 
 def check_or_record(lock_path: str | os.PathLike, key: str, found: Locked) -> str:
@@ -68,7 +91,7 @@ def check_or_record(lock_path: str | os.PathLike, key: str, found: Locked) -> st
     Raises `LockMismatch` naming the file and both hashes when they differ."""
     path = Path(lock_path)
     with _exclusive(path):
-        entries = read_lock(path)
+        entries, revisions = _read_sections(path)
         known = entries.get(key)
         if known is not None:
             if (known.size, known.sha256) != (found.size, found.sha256):
@@ -80,10 +103,25 @@ def check_or_record(lock_path: str | os.PathLike, key: str, found: Locked) -> st
                     f"the entry {key!r} from {path}")
             return "recorded"
         entries[key] = found
-        payload = {"comment": "size and sha256 of downloads without a published hash, "
-                              "recorded at their first download (vlcomp.data.lockfile)",
-                   "files": {k: {"size": v.size, "sha256": v.sha256, "url": v.url}
-                             for k, v in sorted(entries.items())}}
-        with atomic_path(path) as tmp:
-            tmp.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        _write_sections(path, entries, revisions)
+        return "new"
+
+
+def record_revision(lock_path: str | os.PathLike, key: str, revision: str) -> str:
+    """Record the commit a hub repository resolved to at its first fetch (``"new"``), or
+    check it against the one recorded (``"recorded"``); a different one raises
+    `LockMismatch` naming both."""
+    path = Path(lock_path)
+    with _exclusive(path):
+        entries, revisions = _read_sections(path)
+        known = revisions.get(key)
+        if known is not None:
+            if known != revision:
+                raise LockMismatch(
+                    f"{key}: revision {revision} differs from {known} recorded in {path} at its "
+                    f"first fetch; to move to the new commit, remove the entry {key!r} from "
+                    f"{path} (or pin a revision in the configuration)")
+            return "recorded"
+        revisions[key] = revision
+        _write_sections(path, entries, revisions)
         return "new"

@@ -9,7 +9,7 @@ at their first download (`vlcomp.data.download.verify`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from vlcomp.data.download import gdrive_url
@@ -68,6 +68,7 @@ XVLM_LICENCE = "BSD-3-Clause (zengyan-97/X-VLM; the checkpoints state no other t
 # CIFAR-10/100's python releases (sha256 as Keras' datasets pin them; 170,498,071 and
 # 169,001,437 bytes); read in their .tar.gz, never unpacked
 CIFAR_URL = "https://www.cs.toronto.edu/~kriz"
+CIFAR_SIZES = {"cifar-10-python.tar.gz": 170_498_071, "cifar-100-python.tar.gz": 169_001_437}
 CIFAR_SHA256 = {
     "cifar-10-python.tar.gz": "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce",
     "cifar-100-python.tar.gz": "85cd44d02ba6437773c5bbd22e183051d648de2e7d6b014e1ef29b855ba677a7",
@@ -80,7 +81,7 @@ TROHN_ROWS = {"trohn_text": {"train": 2_922_276, "validation": 730_570}}
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"
-COCO = "http://images.cocodataset.org"
+COCO = "http://images.cocodataset.org"  # sizes below: as served (wget logs, download scripts)
 HUB = "https://huggingface.co"
 
 
@@ -88,8 +89,8 @@ HUB = "https://huggingface.co"
 class RemoteFile:
     """One file: its place under ``resources/``, a URL (or None), a published sha256 or the
     git blob id at a pinned commit (or None: the lock file records the first download), the
-    content kind when its name does not tell (`vlcomp.data.content`), and whether it is a zip
-    to unpack into ``unpack_to``."""
+    content kind when its name does not tell (`vlcomp.data.content`), whether it is a zip
+    to unpack into ``unpack_to``, and its size where known."""
 
     path: str
     url: str | None = None
@@ -97,6 +98,7 @@ class RemoteFile:
     unpack_to: str | None = None
     git_blob: str | None = None
     kind: str | None = None
+    size: int | None = None  # bytes as served, where known (the plan's download total)
 
 
 @dataclass(frozen=True)
@@ -126,34 +128,34 @@ class Source:
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source(
         "coco2014_val", files=(RemoteFile("coco/val2014.zip", f"{COCO}/zips/val2014.zip",
-                                          unpack_to="coco/2014_val"),),
+                                          size=6_645_013_297, unpack_to="coco/2014_val"),),
         notes="Karpathy val/test, COCO-Order, BISON and the FG captions use val2014 images.",
         licence="COCO terms of use (CC BY 4.0 annotations; images from Flickr)"),
     Source(
         "coco2014_train", files=(RemoteFile("coco/train2014.zip", f"{COCO}/zips/train2014.zip",
-                                            unpack_to="coco/2014_train"),),
+                                            size=13_510_573_713, unpack_to="coco/2014_train"),),
         notes="Karpathy train images (NegCLIP / CLIP-FT fine-tuning); restval is in val2014.",
         licence="COCO terms of use"),
     Source(
         "coco2014_captions", files=(RemoteFile(
             "coco/annotations_trainval2014.zip",
             f"{COCO}/annotations/annotations_trainval2014.zip",
-            unpack_to="coco/annotations2014"),),
+            unpack_to="coco/annotations2014", size=252_872_794),),
         notes="captions_val2014.json: BISON's caption_id refers to it."),
     Source(
         "coco2017_val", files=(RemoteFile("coco/val2017.zip", f"{COCO}/zips/val2017.zip",
-                                          unpack_to="coco/2017_val"),),
+                                          size=815_585_330, unpack_to="coco/2017_val"),),
         notes="SugarCrepe's images.", licence="COCO terms of use"),
     Source(
         "coco2017_train", files=(RemoteFile("coco/train2017.zip", f"{COCO}/zips/train2017.zip",
-                                            unpack_to="coco/2017_train"),),
+                                            size=19_336_861_798, unpack_to="coco/2017_train"),),
         notes="BiVLC's fine-tuning images (CLIP_COCO, TROHN-Text, TROHN-Img).",
         licence="COCO terms of use"),
     Source(
         "coco2017_captions", files=(RemoteFile(
             "coco/annotations_trainval2017.zip",
             f"{COCO}/annotations/annotations_trainval2017.zip",
-            unpack_to="coco/annotations2017"),),
+            unpack_to="coco/annotations2017", size=252_907_541),),
         notes="captions_train2017.json: the source of TROHN-Text / TROHN-Img captions."),
     Source(
         "karpathy_blip", files=tuple(
@@ -356,7 +358,7 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
     Source("cola", hub_id="textattack/roberta-base-CoLA"),
     *(Source(
         name, files=(RemoteFile(f"cifar/{archive}", f"{CIFAR_URL}/{archive}",
-                                sha256=CIFAR_SHA256[archive]),),
+                                sha256=CIFAR_SHA256[archive], size=CIFAR_SIZES[archive]),),
         notes="The python pickles (50,000 train / 10,000 test 32x32 images), read in the "
               "archive and written as PNGs by rule cifar_imagesets (ARO Table 6).",
         licence="no licence stated (Krizhevsky 2009; https://www.cs.toronto.edu/~kriz/cifar.html)")
@@ -406,6 +408,15 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
               "Salesforce/blip2-itm-vit-g dropped (hf_blip2_qformer_lm); no published hash: "
               "the lock file pins it",
         licence="BSD-3-Clause (salesforce/LAVIS)"),
+    Source(
+        "stanford_corenlp", files=(RemoteFile(
+            "spice/stanford-corenlp-full-2015-12-09.zip",
+            "https://nlp.stanford.edu/software/stanford-corenlp-full-2015-12-09.zip"),),
+        notes="Stanford CoreNLP 3.6.0, the parser SPICE 1.0 runs (the URL pycocoevalcap's "
+              "get_stanford_models.py fetches at first use, there over http); rule spice_jars "
+              "takes its two jars beside SPICE's (vlcomp.metrics.captioning.prepare_spice); "
+              "no published hash: the lock file pins it",
+        licence="GPL v3 or later (Stanford CoreNLP)"),
     Source("blip2_flan_t5_xl", hub_id="Salesforce/blip2-flan-t5-xl",
            notes="BLIP-2 with FLAN-T5-XL (ViT-g; VisualGPTScore's appendix used the ViT-L "
                  "variant, which transformers cannot load) (hf_blip2_lm)",
@@ -413,18 +424,19 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
 )}
 
 
-def remote_files(checksums: Mapping[str, str | None] | None = None) -> dict[str, RemoteFile]:
-    """Every downloadable file by its path under ``resources/`` (paths are unique).
+def remote_files(checksums: Mapping[str, str | None] | None = None,
+                 extra: Sequence[RemoteFile] = ()) -> dict[str, RemoteFile]:
+    """Every downloadable file by its path under ``resources/`` (paths are unique): the
+    sources' and ``extra`` (a configuration's open_clip weights, `vlcomp.pins`).
 
     ``checksums`` (config ``downloads.sha256``) replaces the published hash of some files,
     for a mirror that holds another version: a sha256, or None to check them against the
     lock file instead."""
     files: dict[str, RemoteFile] = {}
-    for source in SOURCES.values():
-        for f in source.files:
-            if f.path in files:
-                raise ValueError(f"two sources write resources/{f.path}")
-            files[f.path] = f
+    for f in (*(f for source in SOURCES.values() for f in source.files), *extra):
+        if f.path in files:
+            raise ValueError(f"two sources write resources/{f.path}")
+        files[f.path] = f
     for path, sha256 in (checksums or {}).items():
         if path not in files:
             raise ValueError(f"config.downloads.sha256: {path!r} is no download (known: "

@@ -22,8 +22,9 @@ from tqdm import tqdm
 from vlcomp.data.bivlc import _image_bytes, _write_image
 from vlcomp.data.negclip_release import normalise
 from vlcomp.data.sources import TROHN_ROWS
+from vlcomp.pins import TROHN_HUB
 
-HUB_IDS = {"trohn_text": "imirandam/TROHN-Text", "trohn_img": "imirandam/TROHN-Img"}
+HUB_IDS = TROHN_HUB
 SPLITS = {"train": "train", "val": "validation"}  # vlcomp's name -> the release's split
 # rows of the published revisions (a partial download is an error); TROHN-Img's are rounded
 ROWS = TROHN_ROWS
@@ -32,12 +33,16 @@ _DIGITS = re.compile(r"\d+")
 
 def load_release(name: str, split: str, revision: str | None = None,
                  cache_dir: str | None = None, hub_path: str | None = None):
-    """One split of a TROHN dataset via ``datasets.load_dataset`` (the hub id, or
-    ``hub_path``: a local folder in the hub's layout), negative images left encoded."""
+    """One split of a TROHN dataset via ``datasets.load_dataset`` (the hub id's fetched
+    snapshot, `vlcomp.models.hub`, or ``hub_path``: a local folder in the hub's layout),
+    negative images left encoded."""
     import datasets
 
-    ds = datasets.load_dataset(hub_path or HUB_IDS[name], split=split,
-                               revision=None if hub_path else revision, cache_dir=cache_dir)
+    from vlcomp.models.hub import pretrained_source
+
+    source, revision = (hub_path, None) if hub_path else \
+        pretrained_source(HUB_IDS[name], revision, kind="dataset")
+    ds = datasets.load_dataset(source, split=split, revision=revision, cache_dir=cache_dir)
     if "negative_image" in ds.features:
         ds = ds.cast_column("negative_image", datasets.Image(decode=False))
     expected = ROWS.get(name, {}).get(split)

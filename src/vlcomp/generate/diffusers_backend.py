@@ -15,9 +15,8 @@ from typing import Any
 import torch
 
 from vlcomp.generate.base import BIVLC_PROMPT_SUFFIX, GeneratedImage, bivlc_prompt, prompt_seed
-
-SDXL_BASE = "stabilityai/stable-diffusion-xl-base-1.0"
-DPO_SDXL = "mhdang/dpo-sdxl-text2image-v1"
+from vlcomp.models.hub import pretrained_source
+from vlcomp.pins import DPO_SDXL, SDXL_BASE
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "pipeline": SDXL_BASE,
@@ -118,14 +117,15 @@ class DiffusersTextToImage:
         if self._pipe is None:
             from diffusers import StableDiffusionXLPipeline, UNet2DConditionModel
 
+            source, revision = pretrained_source(self.pipeline_id, self.revision)
             pipe = StableDiffusionXLPipeline.from_pretrained(
-                self.pipeline_id, dtype=self.dtype, variant=self.variant,
-                revision=self.revision, use_safetensors=True,
+                source, dtype=self.dtype, variant=self.variant, revision=revision,
+                use_safetensors=True,
             )
             if self.unet_id is not None:
+                source, revision = pretrained_source(self.unet_id, self.unet_revision)
                 pipe.unet = UNet2DConditionModel.from_pretrained(
-                    self.unet_id, subfolder=self.unet_subfolder, dtype=self.dtype,
-                    revision=self.unet_revision,
+                    source, subfolder=self.unet_subfolder, dtype=self.dtype, revision=revision,
                 )
             pipe.set_progress_bar_config(disable=True)
             self._pipe = pipe.to(self.device)

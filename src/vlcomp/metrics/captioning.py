@@ -10,12 +10,15 @@ n-gram counts, Gaussian length penalty σ = 6, × 10; idf from the evaluated ref
 
 **Java.** PTBTokenizer, METEOR (``meteor-1.5.jar``) and SPICE (``spice-1.0.jar``) run ``java``
 from ``PATH``. SPICE also needs Stanford CoreNLP 3.6.0 (``stanford-corenlp-3.6.0.jar`` and
-``-models.jar`` in ``pycocoevalcap/spice/lib``), which ``Spice()`` downloads from
-nlp.stanford.edu on first use; here it is never constructed without them. SPICE 1.0's cache
-(FST serialisation) is reported to fail on Java >= 16 (``InaccessibleObjectException``:
-tylin/coco-caption#59, yangbang18/MultiCapCLIP#2); it is refused there. The tokenizer and SPICE
-write temporary files inside the package folder, which must be writable. A metric that cannot
-run raises `MetricUnavailable` or, with ``on_unavailable="record"``, is listed as
+``-models.jar``), which pycocoevalcap's ``Spice()`` would download at first use, inside a job;
+here it never runs that way: rule ``spice_jars`` lays SPICE's jars and the two CoreNLP jars
+(from the checksummed download of ``stanford-corenlp-full-2015-12-09.zip``) in one folder
+(`prepare_spice`), and `run_spice` calls SPICE from there with its temporary files and cache
+in a temporary folder. SPICE 1.0's cache (FST serialisation) is reported to fail on Java >= 16
+(``InaccessibleObjectException``: tylin/coco-caption#59, yangbang18/MultiCapCLIP#2); it is
+refused there (the conda environment ``envs/core.yaml`` brings Java 11). The tokenizer writes
+a temporary file inside the package folder, which must be writable. A metric that cannot run
+raises `MetricUnavailable` or, with ``on_unavailable="record"``, is listed as
 ``"unavailable: <reason>"`` with a ``None`` value.
 
 ``tokenizer="simple"`` is an explicit, pure-Python stand-in for PTBTokenizer (`simple_tokenize`)
@@ -53,9 +56,15 @@ PTB_PUNCTUATIONS = frozenset({"''", "'", "``", "`", "-LRB-", "-RRB-", "-LCB-", "
 _JARS = {
     "tokenizer": ("tokenizer/stanford-corenlp-3.4.1.jar",),
     "METEOR": ("meteor/meteor-1.5.jar", "meteor/data/paraphrase-en.gz"),
-    "SPICE": ("spice/spice-1.0.jar", "spice/lib/stanford-corenlp-3.6.0.jar",
-              "spice/lib/stanford-corenlp-3.6.0-models.jar"),
 }
+# SPICE's folder (rule spice_jars): its jar, the libraries pycocoevalcap ships beside it and
+# the two CoreNLP 3.6.0 jars its manifest names under lib/
+CORENLP = "stanford-corenlp-full-2015-12-09"
+CORENLP_JARS = ("stanford-corenlp-3.6.0.jar", "stanford-corenlp-3.6.0-models.jar")
+SPICE_JARS = ("spice-1.0.jar", *(f"lib/{jar}" for jar in CORENLP_JARS))
+NO_SPICE_FOLDER = ("SPICE needs Stanford CoreNLP 3.6.0, which rule spice_jars fetches with a "
+                   "configuration's downloads; this run has none (the synthetic world "
+                   "downloads nothing)")
 _TOKEN = re.compile(r"(?:[^\W\d_]\.){2,}|\d+(?::\d+)+|\w+(?:[-'./]\w+)*|\.\.\.|--|[^\w\s]")
 _CLITIC = re.compile(r"^(.+?)(n't|'s|'re|'ve|'ll|'d|'m)$")
 # PTB escapes brackets as -LRB- etc.; -lowerCase makes them -lrb-, which PTB_PUNCTUATIONS
@@ -96,9 +105,11 @@ def _package_dir() -> Path | None:
 
 
 def unavailable_reasons(
-    metrics: Sequence[str] = METRICS, tokenizer: Tokenizer = "ptb"
+    metrics: Sequence[str] = METRICS, tokenizer: Tokenizer = "ptb",
+    spice_dir: str | Path | None = None,
 ) -> dict[str, str]:
-    """``{metric: reason}`` for every metric of ``metrics`` that cannot run here."""
+    """``{metric: reason}`` for every metric of ``metrics`` that cannot run here (SPICE: with
+    its folder ``spice_dir``, `prepare_spice`)."""
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise ValueError(f"unknown captioning metric(s) {unknown}; known: {METRICS}")
@@ -129,19 +140,85 @@ def unavailable_reasons(
     for metric in metrics:
         reason = common
         if reason is None and metric in JAVA_METRICS:
-            reason = f"{metric} needs Java: {no_java}" if java is None else missing(metric)
+            if java is None:
+                reason = f"{metric} needs Java: {no_java}"
+            elif metric != "SPICE":
+                reason = missing(metric)
         if reason is None and metric == "SPICE":
-            if java is not None and java > SPICE_MAX_JAVA:
-                reason = (f"SPICE 1.0's cache fails on Java {java} (>= 16, "
-                          "InaccessibleObjectException); put Java 8 or 11 first on PATH")
-            elif not os.access(root / "spice", os.W_OK):
-                reason = f"SPICE writes tmp/ and cache/ into {root / 'spice'}, not writable"
+            reason = _spice_reason(java, spice_dir)
         if reason is not None:
             reasons[metric] = reason
-    if "SPICE" in reasons and "stanford-corenlp-3.6.0" in reasons["SPICE"]:
-        reasons["SPICE"] += (" (Stanford CoreNLP 3.6.0 from stanford-corenlp-full-2015-12-09.zip,"
-                             " which pycocoevalcap's Spice() downloads at first use)")
     return reasons
+
+
+def _spice_reason(java: int | None, spice_dir: str | Path | None) -> str | None:
+    """Why SPICE cannot run with Java ``java`` from ``spice_dir``, or None."""
+    if spice_dir is None:
+        return NO_SPICE_FOLDER
+    absent = [jar for jar in SPICE_JARS if not (Path(spice_dir) / jar).is_file()]
+    if absent:
+        return (f"missing {', '.join(str(Path(spice_dir) / j) for j in absent)} (rule "
+                f"spice_jars lays them out from {CORENLP}.zip)")
+    if java is not None and java > SPICE_MAX_JAVA:
+        return (f"SPICE 1.0's cache fails on Java {java} (>= 16, InaccessibleObjectException); "
+                "put Java 8 or 11 first on PATH (envs/core.yaml brings Java 11)")
+    return None
+
+
+def prepare_spice(corenlp_zip: str | Path, dest: str | Path) -> Path:
+    """SPICE's folder: pycocoevalcap's ``spice-1.0.jar`` and ``lib/*.jar`` beside the two
+    CoreNLP 3.6.0 jars read from ``stanford-corenlp-full-2015-12-09.zip``; written under a
+    temporary name and renamed into place. A zip without them is an error naming it."""
+    import zipfile
+
+    root = _package_dir()
+    if root is None:
+        raise MetricUnavailable(f"pycocoevalcap is not installed (pip install {PYCOCOEVALCAP_PIN})")
+    dest = Path(dest)
+    tmp = dest.with_name(f".{dest.name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "lib").mkdir(parents=True)
+    try:
+        shutil.copy2(root / "spice" / "spice-1.0.jar", tmp / "spice-1.0.jar")
+        for jar in sorted((root / "spice" / "lib").glob("*.jar")):
+            shutil.copy2(jar, tmp / "lib" / jar.name)
+        with zipfile.ZipFile(corenlp_zip) as zf:
+            names = set(zf.namelist())
+            for jar in CORENLP_JARS:
+                member = f"{CORENLP}/{jar}"
+                if member not in names:
+                    raise ValueError(f"{corenlp_zip}: no {member}; is it {CORENLP}.zip?")
+                with zf.open(member) as src, open(tmp / "lib" / jar, "wb") as out:
+                    shutil.copyfileobj(src, out)
+        if dest.exists():
+            shutil.rmtree(dest)
+        tmp.rename(dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
+def run_spice(gts: dict[int, list[str]], res: dict[int, list[str]], spice_dir: str | Path
+              ) -> tuple[float, list[float]]:
+    """SPICE's F-score per item and their mean, as pycocoevalcap's ``Spice.compute_score``
+    computes them (``java -jar -Xmx8G spice-1.0.jar in.json -cache -out -subset -silent``),
+    run from ``spice_dir`` with its input, output and cache in a temporary folder."""
+    import json
+    import tempfile
+
+    ids = sorted(gts)
+    with tempfile.TemporaryDirectory(prefix="spice-") as work:
+        source, target = Path(work) / "in.json", Path(work) / "out.json"
+        source.write_text(json.dumps([{"image_id": i, "test": res[i][0], "refs": gts[i]}
+                                      for i in ids]))
+        subprocess.run(["java", "-jar", "-Xmx8G", "spice-1.0.jar", str(source), "-cache",
+                        str(Path(work) / "cache"), "-out", str(target), "-subset", "-silent"],
+                       cwd=spice_dir, check=True)
+        found = {item["image_id"]: item["scores"]["All"]["f"]
+                 for item in json.loads(target.read_text())}
+    items = [float("nan") if found[i] is None else float(found[i]) for i in ids]
+    return float(np.mean(items)), items
 
 
 def simple_tokenize(text: str) -> str:
@@ -187,8 +264,8 @@ def _validate(references: Mapping[Hashable, Sequence[str]],
     return ids
 
 
-def _score(metric_group: str, gts: dict[int, list[str]], res: dict[int, list[str]]
-           ) -> dict[str, tuple[float, list[float]]]:
+def _score(metric_group: str, gts: dict[int, list[str]], res: dict[int, list[str]],
+           spice_dir: str | Path | None = None) -> dict[str, tuple[float, list[float]]]:
     """Run one pycocoevalcap scorer: ``{metric: (overall, per-item list)}`` as fractions."""
     if metric_group == "BLEU":
         from pycocoevalcap.bleu.bleu import Bleu
@@ -214,10 +291,7 @@ def _score(metric_group: str, gts: dict[int, list[str]], res: dict[int, list[str
 
         overall, items = Cider().compute_score(gts, res)
         return {"CIDEr-D": (overall, list(items))}
-    from pycocoevalcap.spice.spice import Spice
-
-    overall, items = Spice().compute_score(gts, res)
-    return {"SPICE": (overall, [s["All"]["f"] for s in items])}
+    return {"SPICE": run_spice(gts, res, spice_dir or "")}
 
 
 def caption_metrics(
@@ -228,6 +302,7 @@ def caption_metrics(
     tokenizer: Tokenizer = "ptb",
     on_unavailable: OnUnavailable = "raise",
     per_item: bool = False,
+    spice_dir: str | Path | None = None,
 ) -> dict[str, Any]:
     """COCO caption metrics × 100 of ``candidates[id]`` against ``references[id]``.
 
@@ -235,12 +310,13 @@ def caption_metrics(
     from the jar's aggregate, the others the mean per item), rounded to 4 places; a metric that
     cannot run is ``None`` there and its reason is in ``unavailable`` (``on_unavailable=
     "record"``) or raises `MetricUnavailable` (``"raise"``, before anything runs).
-    ``per_item=True`` adds ``per_item[metric][id]`` (× 100, unrounded).
+    ``per_item=True`` adds ``per_item[metric][id]`` (× 100, unrounded). SPICE runs from
+    ``spice_dir`` (`prepare_spice`).
     """
     if on_unavailable not in ("raise", "record"):
         raise ValueError(f"on_unavailable must be 'raise' or 'record', got {on_unavailable!r}")
     ids = _validate(references, candidates)
-    reasons = unavailable_reasons(metrics, tokenizer)
+    reasons = unavailable_reasons(metrics, tokenizer, spice_dir)
     if reasons and on_unavailable == "raise":
         raise MetricUnavailable("; ".join(f"{m} unavailable: {r}" for m, r in reasons.items()))
     runnable = [m for m in metrics if m not in reasons]
@@ -259,7 +335,7 @@ def caption_metrics(
     values: dict[str, tuple[float, list[float]]] = {}
     groups = dict.fromkeys("BLEU" if m.startswith("BLEU") else m for m in runnable)
     for group in groups:
-        values.update(_score(group, gts, res))
+        values.update(_score(group, gts, res, spice_dir))
     out: dict[str, Any] = {
         "metric": "captioning", "scorer": _scorer_version(), "tokenizer": tokenizer,
         "java": java_version(), "scale": 100, "n_items": len(ids),
@@ -347,6 +423,7 @@ def caption_score_accuracy(
     tie_policy: Literal["strict", "lenient"] = "strict",
     tokenizer: Tokenizer = "ptb",
     on_unavailable: OnUnavailable = "record",
+    spice_dir: str | Path | None = None,
 ) -> tuple[dict[str, Any], pd.DataFrame]:
     """BISON §6 ("Do caption score differences provide signal for BISON?"): score the query
     as a caption of each candidate image against that image's COCO references
@@ -362,7 +439,7 @@ def caption_score_accuracy(
     references, candidates = bison_reference_sets(items, captions, seed=seed,
                                                   n_negative_refs=n_negative_refs)
     scored = caption_metrics(references, candidates, metrics=metrics, tokenizer=tokenizer,
-                             on_unavailable=on_unavailable, per_item=True)
+                             on_unavailable=on_unavailable, per_item=True, spice_dir=spice_dir)
     item_ids = list(dict.fromkeys(item for item, _ in references))
     overall: dict[str, float | None] = dict.fromkeys(metrics)
     ties: dict[str, int | None] = dict.fromkeys(metrics)

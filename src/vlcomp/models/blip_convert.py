@@ -35,6 +35,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from vlcomp.models.hub import pretrained_source
 from vlcomp.models.torch_files import load_torch_file
 
 DROPPED_PREFIXES = ("text_encoder.", "text_encoder_m.", "visual_encoder_m.", "vision_proj.",
@@ -223,7 +224,8 @@ def convert_blip_checkpoint(checkpoint: str | os.PathLike, out_dir: str | os.Pat
     )
 
     state = read_original(checkpoint)
-    tok = AutoTokenizer.from_pretrained(tokenizer, revision=tokenizer_revision)
+    source, revision = pretrained_source(tokenizer, tokenizer_revision)
+    tok = AutoTokenizer.from_pretrained(source, revision=revision)
     config = blip_config(state, tok, image_size, head_width)
     model = BlipForConditionalGeneration(config).eval()
     model.load_state_dict(convert_state_dict(state, model), strict=True)

@@ -37,14 +37,10 @@ import torch.nn.functional as F
 from PIL import Image
 
 from vlcomp.models.hf_loading import load_pretrained
+from vlcomp.pins import SHORT_NAMES
 
 # Papers' models by short name (ARO, Hendriksen et al.)
-HUB_IDS = {
-    "align": "kakaobrain/align-base",
-    "altclip": "BAAI/AltCLIP",
-    "groupvit": "nvidia/groupvit-gcc-yfcc",
-    "flava": "facebook/flava-full",
-}
+HUB_IDS = SHORT_NAMES
 
 
 def _features(output: Any) -> torch.Tensor:

@@ -12,6 +12,7 @@ from open_clip.transformer import QuickGELU
 
 from vlcomp.models.base import DualEncoderScorer
 from vlcomp.models.checkpoint import load_state_dict_file
+from vlcomp.models.open_clip_weights import local_weights
 
 __all__ = ["OpenClipScorer", "check_quick_gelu", "load_state_dict_file", "mlp_activations"]
 
@@ -84,7 +85,19 @@ class OpenClipScorer(DualEncoderScorer):
                 arch, pretrained=None, pretrained_text=False, **kwargs
             )
             _load_into(model, state_dict, name, Path(pretrained))
-        else:
+        elif (local := local_weights(arch, pretrained, entry.get("revision"))) is not None:
+            # a tag's pinned file (vlcomp.models.open_clip_weights), with the tag's
+            # preprocessing; open_clip never downloads here
+            tag = open_clip.get_pretrained_cfg(arch, pretrained)
+            model, _, preprocess = open_clip.create_model_and_transforms(
+                arch, pretrained=None, pretrained_text=False,
+                image_mean=tag.get("mean"), image_std=tag.get("std"),
+                image_interpolation=tag.get("interpolation"),
+                image_resize_mode=tag.get("resize_mode"), **kwargs
+            )
+            _load_into(model, load_state_dict_file(local, entry.get("weights_only", True)),
+                       name, Path(local))
+        else:  # a library user online: open_clip downloads the tag itself
             model, _, preprocess = open_clip.create_model_and_transforms(
                 arch, pretrained=pretrained, **kwargs
             )

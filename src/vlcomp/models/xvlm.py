@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from PIL import Image
 
+from vlcomp.models.hub import pretrained_source
 from vlcomp.models.vision_reuse import DistinctImagePairs
 from vlcomp.models.xvlm_convert import load_xvlm
 
@@ -81,8 +82,8 @@ class XVLMScorer(DistinctImagePairs):
             model = load_xvlm(self.path, self.config, self.device,
                               vision_config=self.vision_config, text_config=self.text_config,
                               weights_only=self.weights_only)
-            self._tokenizer = AutoTokenizer.from_pretrained(self.tokenizer_id,
-                                                            revision=self.tokenizer_revision)
+            source, revision = pretrained_source(self.tokenizer_id, self.tokenizer_revision)
+            self._tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
             self._transform = image_transform(model.config.image_res)
             self._model = model
 

@@ -6,8 +6,10 @@ CPU-hours and its longest job, from Snakemake's dry run of the DAG.
 Jobs of a sharded stage (`vlcomp.plan.estimates.STAGE_RULES`) count their estimate: expected
 items times per-item cost (`vlcomp.plan.sizes`, `vlcomp.plan.costs`); every other job counts
 its ``runtime`` request, an upper bound (marked ``≤`` in the ``basis`` column). A job that asks
-for a GPU counts GPU-hours, any other CPU-hours (its threads times its hours). The last line
-is ``longest job: X h; total: Y GPU-h, Z CPU-h``.
+for a GPU counts GPU-hours, any other CPU-hours (its threads times its hours). The download
+rules are local rules (they run where Snakemake runs, which has the network): they count no
+cluster hours, and a line gives their number and bytes (``--downloads`` lists each, with its
+pin: `vlcomp.plan.downloads`). The last line is ``longest job: X h; total: Y GPU-h, Z CPU-h``.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from pathlib import Path
 
 import yaml
 
+from vlcomp.checkout import workflow_file
 from vlcomp.config import resolve_extends
+from vlcomp.plan.downloads import DOWNLOAD_RULES, format_downloads, plan_downloads
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
 from vlcomp.plan.estimates import STAGE_RULES, stage_job
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 def dry_run(configfile: Path, snakefile: Path) -> str:
@@ -57,6 +59,8 @@ def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
     """One row per rule: jobs, items, GPU-h, CPU-h, longest job (h) and basis."""
     rows: dict[str, dict] = {}
     for job in jobs:
+        if job.local or job.rule in DOWNLOAD_RULES:  # on the host Snakemake runs on
+            continue
         items, hours, basis = job_cost(config, job)
         row = rows.setdefault(job.rule, {"rule": job.rule, "jobs": 0, "items": 0.0,
                                          "gpu_h": 0.0, "cpu_h": 0.0, "longest_h": 0.0,
@@ -93,15 +97,25 @@ def format_plan(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m vlcomp.plan", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--configfile", type=Path, default=REPO / "config" / "config.yaml")
-    parser.add_argument("--snakefile", type=Path, default=REPO / "Snakefile")
+    parser.add_argument("--configfile", type=Path,
+                        help="default: config/config.yaml of the checkout (installed: of ./)")
+    parser.add_argument("--snakefile", type=Path,
+                        help="default: the checkout's Snakefile (installed: ./Snakefile)")
+    parser.add_argument("--downloads", action="store_true",
+                        help="list every download (target, size, pin) before the plan")
     args = parser.parse_args(argv)
+    args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
+    args.configfile = args.configfile or workflow_file("config/config.yaml", "--configfile")
+    # `extends:` is looked up beside the config file, then in the workflow's config/ (as the
+    # Snakefile does)
     config = resolve_extends(yaml.safe_load(args.configfile.read_text()),
-                             [args.configfile.parent, REPO / "config"])
+                             [args.configfile.parent, args.snakefile.resolve().parent / "config"])
     jobs = parse_dry_run(dry_run(args.configfile, args.snakefile))
     if not jobs:
         raise SystemExit(f"the dry run of {args.configfile} lists no jobs")
-    print(format_plan(plan_rows(config, jobs)))
+    plan = format_plan(plan_rows(config, jobs)).split("\n")
+    downloads = format_downloads(plan_downloads(config, jobs), listing=args.downloads)
+    print("\n".join([*plan[:-1], downloads, plan[-1]]))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ class DryJob:
     wildcards: dict[str, str] = field(default_factory=dict)
     threads: int = 1
     resources: dict[str, str] = field(default_factory=dict)
+    output: list[str] = field(default_factory=list)
+    local: bool = False  # a local rule: runs where Snakemake runs, never as a cluster job
 
     @property
     def gpus(self) -> int:
@@ -45,7 +47,7 @@ def parse_dry_run(text: str) -> list[DryJob]:
     for line in text.splitlines():
         found = HEADER.match(line)
         if found:
-            current = DryJob(found.group(1))
+            current = DryJob(found.group(1), local=line.startswith("localrule"))
             jobs.append(current)
             continue
         if not line.startswith("    "):
@@ -59,6 +61,8 @@ def parse_dry_run(text: str) -> list[DryJob]:
             current.wildcards = _pairs(value)
         elif key == "threads":
             current.threads = int(value)
+        elif key == "output":
+            current.output = [o.strip() for o in value.split(", ") if o.strip()]
         elif key == "resources":
             current.resources = _pairs(value)
     return jobs

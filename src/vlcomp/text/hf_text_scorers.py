@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-VERA_MODEL = "liujch1998/vera"
-COLA_MODEL = "textattack/roberta-base-CoLA"
+from vlcomp.models.hub import pretrained_source
+from vlcomp.pins import COLA_MODEL, VERA_MODEL
+
 VERA_MAX_LENGTH = 128  # model card: truncation='longest_first', max_length=128
 VERA_WEIGHT_ROW = 32099  # shared.weight row holding the head's weight vector
 VERA_BIAS_ROW = 32098  # shared.weight[32098, 0] is the head's bias
@@ -98,8 +99,9 @@ class VeraPlausibility(_HFScorer):
         import torch
         from transformers import AutoTokenizer, T5EncoderModel
 
-        tokenizer = AutoTokenizer.from_pretrained(self.model_id, revision=self.revision)
-        model = T5EncoderModel.from_pretrained(self.model_id, revision=self.revision,
+        source, revision = pretrained_source(self.model_id, self.revision)
+        tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
+        model = T5EncoderModel.from_pretrained(source, revision=revision,
                                                dtype=torch.float32)
         shared = model.shared.weight
         if shared.shape[0] <= VERA_WEIGHT_ROW:
@@ -146,9 +148,10 @@ class AcceptabilityClassifier(_HFScorer):
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(self.model_id, revision=self.revision)
+        source, revision = pretrained_source(self.model_id, self.revision)
+        tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
         model = AutoModelForSequenceClassification.from_pretrained(
-            self.model_id, revision=self.revision, dtype=torch.float32)
+            source, revision=revision, dtype=torch.float32)
         num_labels = model.config.num_labels
         if not 0 <= self.positive_label < num_labels:
             raise ValueError(f"positive_label {self.positive_label} out of range for "
@@ -176,8 +179,9 @@ class CausalLMPrior(_HFScorer):
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(self.model_id, revision=self.revision)
-        model = AutoModelForCausalLM.from_pretrained(self.model_id, revision=self.revision,
+        source, revision = pretrained_source(self.model_id, self.revision)
+        tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
+        model = AutoModelForCausalLM.from_pretrained(source, revision=revision,
                                                      dtype=torch.float32)
         bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
             else tokenizer.cls_token_id

@@ -268,21 +268,26 @@ class HFTextGenerator:
     """
 
     def __init__(self, model: str, device: str = "cpu", dtype: str = "float32",
-                 max_new_tokens: int = 350, batch_size: int = 8, do_sample: bool = True) -> None:
+                 max_new_tokens: int = 350, batch_size: int = 8, do_sample: bool = True,
+                 revision: str | None = None) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        from vlcomp.models.hub import pretrained_source
 
         self.device = torch.device(device)
         self.max_new_tokens = max_new_tokens
         self.batch_size = batch_size
         self.do_sample = do_sample
-        self.tokenizer = AutoTokenizer.from_pretrained(model)
+        source, revision = pretrained_source(model, revision)
+        self.tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             if self.tokenizer.eos_token is None:
                 raise ValueError(f"tokenizer of {model!r} has neither a pad nor an eos token")
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        self.model = AutoModelForCausalLM.from_pretrained(model, dtype=getattr(torch, dtype))
+        self.model = AutoModelForCausalLM.from_pretrained(source, revision=revision,
+                                                          dtype=getattr(torch, dtype))
         self.model.to(self.device).eval()
 
     def __call__(self, prompts: list[str], seed: int) -> list[str]:

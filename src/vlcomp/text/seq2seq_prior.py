@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from vlcomp.models.hub import pretrained_source
 from vlcomp.text.hf_text_scorers import CausalLMPrior, _HFScorer
 
 PAPER_LMS = ("facebook/bart-base", "google/flan-t5-xl", "facebook/opt-2.7b")
@@ -54,8 +55,9 @@ class Seq2SeqLMPrior(_HFScorer):
         import torch
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(self.model_id, revision=self.revision)
-        model = AutoModelForSeq2SeqLM.from_pretrained(self.model_id, revision=self.revision,
+        source, revision = pretrained_source(self.model_id, self.revision)
+        tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
+        model = AutoModelForSeq2SeqLM.from_pretrained(source, revision=revision,
                                                       dtype=torch.float32)
         start = model.config.decoder_start_token_id
         if start is None:
@@ -97,7 +99,8 @@ def is_encoder_decoder(model_id: str, revision: str | None = None) -> bool:
     """Whether the model's config (hub id or folder) is an encoder-decoder."""
     from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(model_id, revision=revision)
+    source, revision = pretrained_source(model_id, revision)
+    config = AutoConfig.from_pretrained(source, revision=revision)
     return bool(getattr(config, "is_encoder_decoder", False))
 
 

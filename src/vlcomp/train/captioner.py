@@ -24,8 +24,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from vlcomp.determinism import deterministic_torch
 from vlcomp.models.hf_blip_lm import caption_log_likelihood
-from vlcomp.train.clip_trainer import cosine_lr, deterministic_cpu
+from vlcomp.train.clip_trainer import cosine_lr
 
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[DEC]", "[ENC]"]
 DEFAULT_PROMPT = "a picture of "
@@ -68,6 +69,7 @@ class CaptionerTraining:
     seed: int = 0
     threads: int = 2
     prompt: str = DEFAULT_PROMPT
+    deterministic: str = "strict"  # vlcomp.determinism: strict | warn | off
 
 
 def caption_words(texts: Sequence[str]) -> list[str]:
@@ -173,7 +175,7 @@ def train_captioner(model, train: CaptionBatches, val: CaptionBatches,
                                    {"params": rest, "weight_decay": 0.0}], lr=cfg.lr)
     generator = torch.Generator().manual_seed(cfg.seed)
     best_epoch, best_val, best_state, step = 0, -math.inf, {}, 0
-    with deterministic_cpu(cfg.threads):
+    with deterministic_torch(cfg.threads, cfg.deterministic):
         for epoch in range(1, cfg.epochs + 1):
             model.train()
             start, losses = time.perf_counter(), []

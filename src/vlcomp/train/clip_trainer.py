@@ -7,8 +7,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from vlcomp.determinism import deterministic_torch
 from vlcomp.io import atomic_path
 from vlcomp.models.text_trim import encode_text
 from vlcomp.models.world_clip import image_layout
@@ -56,6 +56,7 @@ class TrainConfig:
     amp: bool = True
     selection: str = "val_mean_r1"  # the log column whose best epoch is kept
     mirror_pairs: float = 0.0  # share of left/right-captioned images joined by their mirror
+    deterministic: str = "strict"  # vlcomp.determinism: strict | warn | off
 
 
 @dataclass
@@ -105,24 +106,6 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Adam
         {"params": [p for n, p in named if not _no_decay(n, p)], "weight_decay": cfg.weight_decay},
     ]
     return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.98), eps=1e-6, fused=True)
-
-
-@contextmanager
-def deterministic_cpu(threads: int) -> Iterator[None]:
-    """Fix the thread count and force deterministic algorithms; restore both afterwards."""
-    old_threads = torch.get_num_threads()
-    old_det = torch.are_deterministic_algorithms_enabled()
-    old_fill = torch.utils.deterministic.fill_uninitialized_memory
-    torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True)
-    # NaN-filling fresh buffers is a debugging aid (~10% slower conv backward on CPU)
-    torch.utils.deterministic.fill_uninitialized_memory = False
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old_threads)
-        torch.use_deterministic_algorithms(old_det)
-        torch.utils.deterministic.fill_uninitialized_memory = old_fill
 
 
 def tokenize_captions(
@@ -284,7 +267,7 @@ def train_clip(
     has_val = val_images is not None and val_captions is not None and validate is None
     columns = LOG_COLUMNS + (VAL_COLUMNS if has_val else [])
     index, count = segment
-    with deterministic_cpu(cfg.threads):
+    with deterministic_torch(cfg.threads, cfg.deterministic):
         torch.manual_seed(cfg.seed)
         rng = np.random.default_rng(cfg.seed)
         device = next(model.parameters()).device
