@@ -36,6 +36,26 @@ def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
             os.unlink(tmp)
 
 
+@contextmanager
+def atomic_folder(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield an empty temporary folder beside ``path``; on success it replaces ``path``
+    (a folder written before is removed), on failure it is removed: a reader never sees a
+    half-written folder."""
+    import shutil
+
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        yield tmp
+        if path.exists():
+            shutil.rmtree(path)
+        tmp.rename(path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def _umask() -> int:
     """The process's file-creation mask (read by setting and restoring it)."""
     mask = os.umask(0o022)

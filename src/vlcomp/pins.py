@@ -33,6 +33,7 @@ SHORT_NAMES = {
 }
 SDXL_BASE = "stabilityai/stable-diffusion-xl-base-1.0"
 DPO_SDXL = "mhdang/dpo-sdxl-text2image-v1"
+XVLM_TOKENIZER = "bert-base-uncased"  # ARO: BertTokenizer.from_pretrained("bert-base-uncased")
 VERA_MODEL = "liujch1998/vera"
 COLA_MODEL = "textattack/roberta-base-CoLA"
 TEXT_SCORER_MODELS = {"vera": VERA_MODEL, "cola": COLA_MODEL}
@@ -40,8 +41,10 @@ BIVLC_HUB = "imirandam/BiVLC"
 TROHN_HUB = {"trohn_text": "imirandam/TROHN-Text", "trohn_img": "imirandam/TROHN-Img"}
 # a diffusers pipeline in fp16: its configurations, tokenizers and fp16 weights only
 DIFFUSERS_FP16 = ("*.json", "*.txt", "*.fp16.safetensors")
-DIFFUSERS_UNET = ("{sub}/*.json", "{sub}/*.safetensors")
+DIFFUSERS_UNET = ("{sub}/*.json", "{sub}/*.safetensors", "{sub}/*.bin")
 DATASET_FILES = ("*",)
+# a tokenizer alone (X-VLM's BERT, a BLIP conversion's): its files, not the model's weights
+TOKENIZER_FILES = ("*.json", "*.txt", "*.model")
 # bytes of the files fetched, where the hub's listing at the pinned commit was read (weights
 # dominate; small files ignored); the plan sums them and counts the rest as unknown
 KNOWN_BYTES = {
@@ -91,9 +94,10 @@ def model_pins(name: str, entry: dict[str, Any]) -> Pins:
     if "convert" in entry:
         convert = entry["convert"]
         hub += _ref(convert.get("tokenizer"), convert.get("tokenizer_revision"),
-                    f"{where}.convert")
+                    f"{where}.convert", patterns=TOKENIZER_FILES)
     if family == "xvlm":
-        hub += _ref(entry.get("tokenizer"), entry.get("tokenizer_revision"), where)
+        hub += _ref(entry.get("tokenizer", XVLM_TOKENIZER), entry.get("tokenizer_revision"),
+                    where, patterns=TOKENIZER_FILES)
     if family == "open_clip" and is_hub_id(entry.get("pretrained")):
         arch, tag = str(entry["arch"]), str(entry["pretrained"])
         weights = open_clip_weights.tag_weights(arch, tag, where)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-import shutil
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from vlcomp.data.download import DownloadError, Expected, fetch
 from vlcomp.data.lockfile import locked_revision, record_revision
 from vlcomp.data.sources import resolve_url
+from vlcomp.io import atomic_folder
 from vlcomp.models.hub import COMMIT, MANIFEST, HubRef
 
 ENDPOINT = "https://huggingface.co"
@@ -95,11 +95,7 @@ def fetch_snapshot(ref: HubRef, dest: str | Path, mirrors: dict[str, str] | None
                    lock: str | Path | None = None, retries: int = 3) -> dict[str, Any]:
     """Fetch ``ref`` into ``dest`` (module docstring) and return its manifest. Raises
     `DownloadError` naming the file, or both commits when the hub serves another one."""
-    dest = Path(dest)
-    tmp = dest.with_name(f".{dest.name}.partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
+    with atomic_folder(dest) as tmp:
         revision = resolve_revision(ref, lock, mirrors, retries, tmp)
         listing = _listing(ref, revision, tmp, mirrors, retries)
         if listing["sha"] != revision:
@@ -121,16 +117,4 @@ def fetch_snapshot(ref: HubRef, dest: str | Path, mirrors: dict[str, str] | None
                     "patterns": list(ref.patterns), "files": files}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
                                     encoding="utf-8")
-        if dest.exists():
-            shutil.rmtree(dest)
-        tmp.rename(dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return manifest
-
-
-def snapshot_bytes(folder: str | Path) -> int:
-    """The bytes of a fetched snapshot's files (its manifest's sizes)."""
-    manifest = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-    return sum(int(f["size"]) for f in manifest["files"].values())

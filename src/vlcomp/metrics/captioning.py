@@ -42,6 +42,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from vlcomp.io import atomic_folder
 from vlcomp.seeding import stable_rng
 
 PYCOCOEVALCAP_PIN = "pycocoevalcap==1.2"
@@ -174,11 +175,8 @@ def prepare_spice(corenlp_zip: str | Path, dest: str | Path) -> Path:
     root = _package_dir()
     if root is None:
         raise MetricUnavailable(f"pycocoevalcap is not installed (pip install {PYCOCOEVALCAP_PIN})")
-    dest = Path(dest)
-    tmp = dest.with_name(f".{dest.name}.partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    (tmp / "lib").mkdir(parents=True)
-    try:
+    with atomic_folder(dest) as tmp:
+        (tmp / "lib").mkdir()
         shutil.copy2(root / "spice" / "spice-1.0.jar", tmp / "spice-1.0.jar")
         for jar in sorted((root / "spice" / "lib").glob("*.jar")):
             shutil.copy2(jar, tmp / "lib" / jar.name)
@@ -190,13 +188,7 @@ def prepare_spice(corenlp_zip: str | Path, dest: str | Path) -> Path:
                     raise ValueError(f"{corenlp_zip}: no {member}; is it {CORENLP}.zip?")
                 with zf.open(member) as src, open(tmp / "lib" / jar, "wb") as out:
                     shutil.copyfileobj(src, out)
-        if dest.exists():
-            shutil.rmtree(dest)
-        tmp.rename(dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return dest
+    return Path(dest)
 
 
 def run_spice(gts: dict[int, list[str]], res: dict[int, list[str]], spice_dir: str | Path

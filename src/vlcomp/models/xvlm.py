@@ -34,9 +34,10 @@ from PIL import Image
 from vlcomp.models.hub import pretrained_source
 from vlcomp.models.vision_reuse import DistinctImagePairs
 from vlcomp.models.xvlm_convert import load_xvlm
+from vlcomp.pins import XVLM_TOKENIZER
 
 PAIR_SCORES = ("itm_logit", "itm_prob", "itm_plus_itc")
-DEFAULT_TOKENIZER = "bert-base-uncased"  # ARO: BertTokenizer.from_pretrained("bert-base-uncased")
+DEFAULT_TOKENIZER = XVLM_TOKENIZER  # ARO: BertTokenizer.from_pretrained("bert-base-uncased")
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
 
