@@ -10,6 +10,11 @@ for a GPU counts GPU-hours, any other CPU-hours (its threads times its hours). T
 rules are local rules (they run where Snakemake runs, which has the network): they count no
 cluster hours, and a line gives their number and bytes (``--downloads`` lists each, with its
 pin: `vlcomp.plan.downloads`). The last line is ``longest job: X h; total: Y GPU-h, Z CPU-h``.
+
+The GPU estimates are for an NVIDIA A100. ``--measured gpu_check.json`` (written by
+``scripts/gpu_check.sh`` on a GPU) replaces the estimates it measured when its GPU is of the
+plan's ``--gpu-kind`` (default A100): those jobs' basis reads ``measured``; on a mismatch a
+note is printed and the estimates stay.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ import yaml
 
 from vlcomp.checkout import workflow_file
 from vlcomp.config import resolve_extends
+from vlcomp.plan.costs import Cost, measured_costs, traced_costs
 from vlcomp.plan.downloads import DOWNLOAD_RULES, format_downloads, plan_downloads
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
 from vlcomp.plan.estimates import STAGE_RULES, stage_job
+from vlcomp.plan.measured import gpu_matches, read_measured
 
 
 def dry_run(configfile: Path, snakefile: Path) -> str:
@@ -48,11 +55,34 @@ def job_cost(config: dict, job: DryJob) -> tuple[float, float, str]:
         if job.rule.endswith("_gather"):
             return 0, 0.0, "gather"
         kind, key = stage
-        estimate = stage_job(config, kind, job.wildcards[key],
-                             benchmark=job.wildcards.get("benchmark"),
-                             imageset=job.wildcards.get("imageset"))
-        return estimate.items / estimate.shards, estimate.shard_hours, "estimate"
+        with traced_costs() as used:
+            estimate = stage_job(config, kind, job.wildcards[key],
+                                 benchmark=job.wildcards.get("benchmark"),
+                                 imageset=job.wildcards.get("imageset"))
+        return estimate.items / estimate.shards, estimate.shard_hours, cost_basis(used)
     return 0, job.runtime_min / 60, "≤ request"
+
+
+def cost_basis(used: list[Cost]) -> str:
+    """``estimate``, ``measured`` or ``measured+estimate``: what a job's per-item costs are."""
+    measured = {c.measured for c in used}
+    if measured == {True}:
+        return "measured"
+    return "measured+estimate" if True in measured else "estimate"
+
+
+def gpu_costs(measured: Path | None, gpu_kind: str) -> tuple[dict, str | None]:
+    """The measured costs to use for a plan on ``gpu_kind`` GPUs (none unless the file's GPU
+    is of that kind), and a note saying which costs the plan uses."""
+    if measured is None:
+        return {}, (None if gpu_matches("NVIDIA A100", gpu_kind) else
+                    f"note: the GPU estimates are for an A100 (--gpu-kind {gpu_kind})")
+    found = read_measured(measured)
+    if not gpu_matches(found.gpu, gpu_kind):
+        return {}, (f"note: {measured} was measured on {found.gpu}, not on --gpu-kind "
+                    f"{gpu_kind}: keeping the estimates (for an A100)")
+    kinds = ", ".join(f"{kind}/{scale}" for kind, scale in found.costs)
+    return found.costs, f"measured on {found.gpu} ({measured}): {kinds or 'nothing usable'}"
 
 
 def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
@@ -65,6 +95,8 @@ def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
         row = rows.setdefault(job.rule, {"rule": job.rule, "jobs": 0, "items": 0.0,
                                          "gpu_h": 0.0, "cpu_h": 0.0, "longest_h": 0.0,
                                          "basis": basis})
+        if row["basis"] != basis:  # some runs of the rule measured, others estimated
+            row["basis"] = "measured+estimate"
         row["jobs"] += 1
         row["items"] += items
         if job.gpus:
@@ -103,7 +135,16 @@ def main(argv: list[str] | None = None) -> None:
                         help="default: the checkout's Snakefile (installed: ./Snakefile)")
     parser.add_argument("--downloads", action="store_true",
                         help="list every download (target, size, pin) before the plan")
+    parser.add_argument("--measured", type=Path, default=None,
+                        help="a scripts/gpu_check.sh JSON whose measured per-item costs replace "
+                        "the estimates when its GPU is of --gpu-kind")
+    parser.add_argument("--gpu-kind", default="A100",
+                        help="the GPUs the plan is for (default A100, the estimates' GPU)")
     args = parser.parse_args(argv)
+    try:
+        costs, note = gpu_costs(args.measured, args.gpu_kind)
+    except ValueError as err:  # not a full gpu_check run on a GPU
+        raise SystemExit(f"--measured: {err}") from None
     args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
     args.configfile = args.configfile or workflow_file("config/config.yaml", "--configfile")
     # `extends:` is looked up beside the config file, then in the workflow's config/ (as the
@@ -113,7 +154,10 @@ def main(argv: list[str] | None = None) -> None:
     jobs = parse_dry_run(dry_run(args.configfile, args.snakefile))
     if not jobs:
         raise SystemExit(f"the dry run of {args.configfile} lists no jobs")
-    plan = format_plan(plan_rows(config, jobs)).split("\n")
+    if note:
+        print(note)
+    with measured_costs(costs):
+        plan = format_plan(plan_rows(config, jobs)).split("\n")
     downloads = format_downloads(plan_downloads(config, jobs), listing=args.downloads)
     print("\n".join([*plan[:-1], downloads, plan[-1]]))
 

@@ -4,22 +4,27 @@
 from the tiny run's Snakemake ``benchmark:`` files; every other scale is a GPU estimate for
 one NVIDIA A100 (each with its source, listed in docs/cluster.md), since no weights can be
 downloaded here. A cluster's own ``benchmarks/`` files give better numbers: see
-``python -m vlcomp.plan --help``.
+``python -m vlcomp.plan --help``; so do a GPU's measurements by ``scripts/gpu_check.sh``
+(`vlcomp.plan.measured`), used in place of the estimates inside `measured_costs`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 
 @dataclass(frozen=True)
 class Cost:
-    """Seconds per item of one stage at one model scale, on ``device`` (gpu or cpu)."""
+    """Seconds per item of one stage at one model scale, on ``device`` (gpu or cpu);
+    ``measured`` for a GPU measurement read by `vlcomp.plan.measured`."""
 
     seconds: float
     device: str
     source: str
+    measured: bool = False
 
 
 MEASURED = "measured here: tiny run, one CPU thread"
@@ -131,11 +136,41 @@ def model_scale(entry: dict[str, Any], world: bool) -> str:
     return "large" if any(m.lower() in described for m in LARGE_MARKERS) else "base"
 
 
+_MEASURED: dict[tuple[str, str], Cost] = {}  # in force inside `measured_costs`
+_TRACES: list[list[Cost]] = []  # open `traced_costs` blocks
+
+
+@contextmanager
+def measured_costs(costs: Mapping[tuple[str, str], Cost]) -> Iterator[None]:
+    """Inside the block, `cost` answers ``costs`` in place of the estimates of the same
+    (kind, scale); outside (the rules' resource requests) the estimates stand."""
+    old = dict(_MEASURED)
+    _MEASURED.update(costs)
+    try:
+        yield
+    finally:
+        _MEASURED.clear()
+        _MEASURED.update(old)
+
+
+@contextmanager
+def traced_costs() -> Iterator[list[Cost]]:
+    """The costs `cost` returns inside the block, in order (which basis a job's hours have)."""
+    seen: list[Cost] = []
+    _TRACES.append(seen)
+    try:
+        yield seen
+    finally:
+        _TRACES.remove(seen)
+
+
 def cost(kind: str, scale: str) -> Cost:
     """The per-item cost of a stage's item kind at a model scale; a KeyError names both."""
     if scale == "xl" and (kind, scale) not in COSTS:
         scale = "large"  # an LLM's vision tower and text encoder are ViT-L-class
-    try:
-        return COSTS[(kind, scale)]
-    except KeyError:
-        raise KeyError(f"no per-item cost for {kind!r} at scale {scale!r}") from None
+    found = _MEASURED.get((kind, scale)) or COSTS.get((kind, scale))
+    if found is None:
+        raise KeyError(f"no per-item cost for {kind!r} at scale {scale!r}")
+    for seen in _TRACES:
+        seen.append(found)
+    return found

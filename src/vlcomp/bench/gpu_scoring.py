@@ -1,0 +1,251 @@
+"""The scoring stages of `vlcomp.bench.gpu_check`: one model's embeddings, ITM pair scores
+and log P(t|i) on the device and on the CPU for the same items, compared
+(`vlcomp.bench.gpu_compare`), and its throughput on the device at the configured batch sizes.
+
+Models are built by `vlcomp.models.registry.build_scorer` from their registry entries and
+compared through the methods the workflow calls: ``embed_images`` / ``embed_texts`` (dual
+encoders, `vlcomp.score.embeddings`); for scorers with vision states, one ``image_states``
+pass serving ``embed_image_states``, ``score_pairs_given_states`` (every pair kind) and
+``log_likelihood_given_states``, as `vlcomp.score.pair_plan` scores pairs. Throughput runs
+the public ``embed_images`` / ``embed_pixels``, ``embed_texts``, ``score_pairs`` and
+``log_likelihood``. On the CPU the device's outputs are their own reference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from PIL import Image
+
+from vlcomp.bench.gpu_compare import SCORES, compare_choices, compare_values, row_cosines
+from vlcomp.bench.gpu_items import ChoiceItems, caption, pictures
+from vlcomp.bench.gpu_timing import free_memory, guarded, peak_mb, reset_peak, timed
+from vlcomp.bench.random_models import SavedModel
+
+# the plan's per-item cost kinds (`vlcomp.plan.costs.COSTS`) each throughput row measures
+COST_KINDS = {"embed_image": ["embed_image"], "embed_text": ["embed_text"],
+              "pair": ["pair"], "log_likelihood": ["pair", "retrieval_pair"]}
+
+
+def stages_of(scorer: Any) -> list[str]:
+    """The scoring stages a scorer serves: ``embed``, ``pairs``, ``generative``."""
+    has = {m: callable(getattr(scorer, m, None))
+           for m in ("embed_images", "embed_texts", "score_pairs", "log_likelihood")}
+    stages = ["embed"] if has["embed_images"] and has["embed_texts"] else []
+    if has["score_pairs"]:
+        stages.append("pairs")
+    if has["log_likelihood"]:
+        stages.append("generative")
+    return stages
+
+
+def stage_outputs(scorer: Any, stages: list[str], items: ChoiceItems, batch: int
+                  ) -> dict[str, dict[str, np.ndarray]]:
+    """Per stage, its outputs on ``items`` by name (embeddings, or one score vector per
+    pair kind). A scorer with vision states encodes each picture once for all stages, as
+    `vlcomp.score.pair_plan` runs it."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    states = index = None
+    if callable(getattr(scorer, "image_states", None)):
+        states = scorer.image_states(items.images, batch_size=batch)
+        index = torch.arange(len(items.images)).repeat_interleave(items.per_image)
+    if "embed" in stages:
+        if states is not None and callable(getattr(scorer, "embed_image_states", None)):
+            images = scorer.embed_image_states(states)
+        else:
+            images = scorer.embed_images(items.images, batch_size=batch)
+        out["embed"] = {"images": images,
+                        "texts": scorer.embed_texts(items.texts, batch_size=batch)}
+    if "pairs" in stages:
+        out["pairs"] = {kind: scorer.score_pairs_given_states(states, index, items.texts,
+                                                              kind=kind, batch_size=batch)
+                        for kind in scorer.pair_kinds}
+    if "generative" in stages:
+        out["generative"] = {"log_likelihood": scorer.log_likelihood_given_states(
+            states, index, items.texts, batch_size=batch)}
+    return out
+
+
+def compare_stage(stage: str, device_out: dict[str, np.ndarray], cpu_out: dict[str, np.ndarray],
+                  items: ChoiceItems) -> list[dict[str, Any]]:
+    """One record per compared block: the embedding stage's image x text cosines (and the
+    least row cosine of each embedding block), or each pair kind's scores."""
+    if stage == "embed":
+        blocks = {"cosine": (device_out["images"] @ device_out["texts"].T,
+                             cpu_out["images"] @ cpu_out["texts"].T)}
+        extra = {"min_row_cosine": min(row_cosines(device_out[k], cpu_out[k])
+                                       for k in ("images", "texts"))}
+    else:
+        blocks = {kind: (device_out[kind], cpu_out[kind]) for kind in cpu_out}
+        extra = {}
+    records = []
+    for kind, (d, c) in blocks.items():
+        values = compare_values(d, c, SCORES)
+        split = items.matrix_items if stage == "embed" else items.split
+        choices = (compare_choices(split(d), split(c), values["allowed_abs_diff"])
+                   if "max_abs_diff" in values else {"passed": False})
+        records.append({"kind": kind, **values, **extra, "choices": choices,
+                        "passed": values["passed"] and choices["passed"],
+                        "tolerance": SCORES.as_dict()})
+    return records
+
+
+def _load(scorer: Any) -> Any:
+    loader = getattr(scorer, "_load", None)
+    if callable(loader):
+        loader()
+    return scorer
+
+
+@dataclass
+class Workload:
+    """Throughput inputs, made once: distinct pictures and captions by count."""
+
+    seed: int = 0
+    _images: dict[int, list[Image.Image]] = field(default_factory=dict)
+
+    def images(self, n: int) -> list[Image.Image]:
+        if n not in self._images:
+            self._images[n] = [Image.fromarray(p) for p in pictures(n, 256, self.seed + n)]
+        return self._images[n]
+
+    def texts(self, n: int) -> list[str]:
+        rng = np.random.default_rng(self.seed)
+        return [caption(rng) for _ in range(n)]
+
+
+def _rate(kind: str, batch: int, items: int, fn: Any, warm: Any, device: str
+          ) -> dict[str, Any]:
+    if device != "cpu":  # CUDA: kernels chosen and memory cached before the clock starts
+        warm()
+    reset_peak(device)
+    _, seconds = timed(fn, device)
+    return {"kind": kind, "cost_kinds": COST_KINDS[kind], "batch_size": batch, "items": items,
+            "seconds": round(seconds, 4), "items_per_s": round(items / seconds, 2),
+            "seconds_per_item": seconds / items, "peak_gpu_mb": peak_mb(device)}
+
+
+def throughput(scorer: Any, stage: str, work: Workload, batch: int, repeats: int,
+               per_image: int, device: str) -> list[dict[str, Any]]:
+    """Items per second of a stage on the device, ``repeats`` batches of ``batch`` after a
+    warm-up batch. Dual encoders with ``embed_pixels`` are timed on preprocessed pixels
+    (the workflow's loader workers decode and transform in parallel); the others from PIL
+    images, preprocessing included, as the workflow calls them."""
+    n = batch * repeats
+    if stage == "embed":
+        texts = work.texts(n)
+        rows = []
+        if callable(getattr(scorer, "embed_pixels", None)):
+            shape = scorer.preprocess(work.images(1)[0]).shape
+            pixels = torch.randn(n, *shape, generator=torch.Generator().manual_seed(0))
+
+            def images() -> None:
+                for s in range(0, n, batch):
+                    scorer.embed_pixels(pixels[s : s + batch])
+
+            rows.append(_rate("embed_image", batch, n, images,
+                              lambda: scorer.embed_pixels(pixels[:batch]), device))
+        else:
+            pil = work.images(n)
+            rows.append(_rate("embed_image", batch, n,
+                              lambda: scorer.embed_images(pil, batch_size=batch),
+                              lambda: scorer.embed_images(pil[:batch], batch_size=batch),
+                              device))
+        rows.append(_rate("embed_text", batch, n,
+                          lambda: scorer.embed_texts(texts, batch_size=batch),
+                          lambda: scorer.embed_texts(texts[:batch], batch_size=batch), device))
+        return rows
+    pictures_ = work.images(max(1, n // per_image))
+    images = [p for p in pictures_ for _ in range(per_image)][:n]
+    texts = work.texts(len(images))
+    method = scorer.score_pairs if stage == "pairs" else scorer.log_likelihood
+    kind = "pair" if stage == "pairs" else "log_likelihood"
+    warm_n = min(batch, len(images))
+    row = _rate(kind, batch, len(images), lambda: method(images, texts, batch_size=batch),
+                lambda: method(images[:warm_n], texts[:warm_n], batch_size=batch), device)
+    return [{**row, "texts_per_image": per_image}]
+
+
+def check_model(saved: SavedModel, items: ChoiceItems, device: str, batch: int,
+                rates: dict[str, Any] | None, work: Workload) -> tuple[list[dict], list[dict]]:
+    """(comparison records, throughput rows) of one saved model. ``rates`` gives the
+    throughput settings (``embed_batch``, ``pair_batch``, ``repeats``), None for none."""
+    base = {"model": saved.name, "family": saved.entry["family"], "depth": saved.depth}
+    records: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    load: dict[str, Any] = {**base, "stage": "load", "passed": True}
+    with guarded(load):
+        dev = _load(_build(saved, device))
+        cpu = dev if device == "cpu" else _load(_build(saved, "cpu"))
+    if "error" in load:
+        return [load], rows
+    stages = stages_of(dev)
+    record: dict[str, Any] = {**base, "stage": "+".join(stages), "passed": True}
+    with guarded(record):
+        device_out, record["device_s"] = timed(
+            lambda: stage_outputs(dev, stages, items, batch), device)
+        if device == "cpu":  # the CPU is its own reference: the comparison still runs
+            cpu_out, record["cpu_s"] = device_out, record["device_s"]
+        else:
+            cpu_out, record["cpu_s"] = timed(
+                lambda: stage_outputs(cpu, stages, items, batch), "cpu")
+        found = {stage: compare_stage(stage, device_out[stage], cpu_out[stage], items)
+                 for stage in stages}
+    if "error" in record:
+        records.append(record)
+    else:
+        shared = {k: record[k] for k in ("device_s", "cpu_s", "warnings", "seconds")}
+        records += [{**base, "stage": stage, **shared, **r}
+                    for stage in stages for r in found[stage]]
+    if rates is not None:
+        rows = model_throughput(dev, saved, device, rates, work, items.per_image)
+    dev = cpu = None  # drop the models before the next one loads
+    free_memory(device)
+    return records, rows
+
+
+def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[str, Any],
+                     work: Workload, per_image: int) -> list[dict[str, Any]]:
+    """`throughput` rows of every stage of a loaded scorer (``rates``: ``embed_batch``,
+    ``pair_batch``, ``repeats``), a failed measurement recorded as such."""
+    rows: list[dict[str, Any]] = []
+    for stage in stages_of(scorer):
+        size = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
+        row: dict[str, Any] = {"model": saved.name, "family": saved.entry["family"],
+                               "depth": saved.depth, "scale": saved.scale, "device": device,
+                               "stage": stage, "passed": True}
+        with guarded(row):
+            measured = throughput(scorer, stage, work, size, rates["repeats"], per_image,
+                                  device)
+        rows += [{**row, **m} for m in measured] if "error" not in row else [row]
+    return rows
+
+
+def measure_full(name: str, folder: Path, device: str, rates: dict[str, Any], work: Workload,
+                 per_image: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Throughput of model ``name`` of `random_models.BUILDERS` at full depth (built on the
+    device, saved, loaded back as the workflow loads it)."""
+    from vlcomp.bench.random_models import BUILDERS
+
+    row: dict[str, Any] = {"model": name, "depth": "full", "device": device, "passed": True,
+                           "stage": "load"}
+    with guarded(row):
+        saved = BUILDERS[name](folder / name, None, seed, device)
+        free_memory(device)
+        scorer = _load(_build(saved, device))
+    if "error" in row:
+        return [row]
+    rows = model_throughput(scorer, saved, device, rates, work, per_image)
+    del scorer
+    free_memory(device)
+    return rows
+
+
+def _build(saved: SavedModel, device: str) -> Any:
+    from vlcomp.models.registry import build_scorer
+
+    return build_scorer(saved.name, saved.entry, device)

@@ -1,0 +1,228 @@
+"""`scripts/gpu_check.sh` (`vlcomp.bench.gpu_check`): the whole check on the CPU through the
+script, its JSON, the imports a GPU machine lacks, and the comparison rules that make a
+device's outputs fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from vlcomp.bench import gpu_compare as gc
+from vlcomp.bench.gpu_check import paper_batches, settings_for
+from vlcomp.bench.gpu_items import choice_items
+from vlcomp.bench.gpu_scoring import compare_stage
+
+from .conftest import REPO
+
+# not on the GPU image (scripts/gpu_check.sh's header): gpu_check must never import them
+ABSENT = ("snakemake", "spacy", "nltk", "gensim", "faiss", "diffusers", "datasets", "jsonschema")
+EXPECTED = {("embed", "openai_clip"), ("embed", "blip_itm"), ("pairs", "blip_itm"),
+            ("generative", "blip_caption"), ("pairs", "blip2_itm"),
+            ("generative", "blip2_flan_t5"), ("embed", "xvlm"), ("pairs", "xvlm"),
+            ("embed", "flava"), ("pairs", "flava"), ("train", "openai_clip"),
+            ("train_resume", "openai_clip"), ("probe", "linear_probe")}
+SITECUSTOMIZE = textwrap.dedent("""\
+    import atexit, json, os, sys
+
+    def _report():
+        absent = os.environ["GPU_CHECK_ABSENT"].split(",")
+        found = sorted(m for m in sys.modules if m.split(".")[0] in absent)
+        with open(os.environ["GPU_CHECK_IMPORTS"], "w") as fh:
+            json.dump(found, fh)
+
+    atexit.register(_report)
+    """)
+
+
+@pytest.fixture(scope="module")
+def cpu_check(tmp_path_factory):
+    """The check run by the script on the CPU: (return code, output, JSON, forbidden modules
+    imported)."""
+    folder = tmp_path_factory.mktemp("gpu_check")
+    (folder / "site").mkdir()
+    (folder / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    env = {**os.environ, "PYTHONPATH": str(folder / "site"), "GPU_CHECK_ABSENT": ",".join(ABSENT),
+           "GPU_CHECK_IMPORTS": str(folder / "imports.json")}
+    out = folder / "gpu_check.json"
+    done = subprocess.run(["bash", str(REPO / "scripts" / "gpu_check.sh"), "--device", "cpu",
+                           "--out", str(out)], capture_output=True, text=True, env=env,
+                          cwd=folder, timeout=900, check=False)
+    report = json.loads(out.read_text()) if out.is_file() else None
+    imports = json.loads((folder / "imports.json").read_text())
+    return done.returncode, done.stdout + done.stderr, report, imports
+
+
+def test_every_stage_runs_and_passes_on_the_cpu(cpu_check):
+    code, output, report, _ = cpu_check
+    assert code == 0, output[-3000:]
+    assert report["passed"] is True and "PASSED" in output
+    assert report["device"] == "cpu" and report["device_name"] and report["gpu_name"] is None
+    assert {"torch", "transformers", "open_clip"} <= set(report["versions"])
+    assert report["settings"]["quick"] is True  # the CPU always runs the small check
+    stages = report["stages"]
+    assert {(r["stage"], r["model"]) for r in stages} == EXPECTED
+    for record in stages:
+        assert record["passed"] is True and "error" not in record, record
+        assert isinstance(record["warnings"], list) and record["seconds"] >= 0
+        assert "tolerance" in record
+    scored = [r for r in stages if r["stage"] in ("embed", "pairs", "generative", "probe")]
+    for record in scored:
+        assert record["max_abs_diff"] == 0  # the CPU is its own reference
+        assert record["allowed_abs_diff"] >= record["tolerance"]["atol"]
+        assert record["choices"]["agree"] == record["choices"]["items"] > 0
+        assert record["spread"] > 0  # random weights still tell the captions apart
+    kinds = {r["model"]: {x["kind"] for x in stages if x["model"] == r["model"]}
+             for r in stages}
+    assert kinds["blip_itm"] >= {"itm_logit", "itm_prob", "itm_plus_itc", "cosine"}
+    assert kinds["openai_clip"] >= {"negclip", "trohn_text", "trohn_img", "cosine"}
+    resumed = [r for r in stages if r["stage"] == "train_resume"]
+    assert resumed and all(r["bitwise"] for r in resumed)
+    assert all(r["update_norm"] > 0 for r in stages if r["stage"].startswith("train"))
+
+
+def test_throughput_rows_and_tolerances_are_in_the_json(cpu_check):
+    _, _, report, _ = cpu_check
+    rows = report["throughput"]
+    assert {r["kind"] for r in rows} >= {"embed_image", "embed_text", "pair", "log_likelihood",
+                                         "train_negclip", "probe_iteration"}
+    for row in rows:
+        assert row["passed"] is True and row["items_per_s"] > 0 and row["batch_size"] > 0
+        assert row["peak_gpu_mb"] is None  # no GPU memory on the CPU
+    assert {r["depth"] for r in rows if r["model"] == "openai_clip"} == {"full"}
+    assert set(report["tolerances"]) == {"scores", "probe", "train", "train_bf16",
+                                         "train_resume"}
+
+
+def test_nothing_absent_from_a_gpu_image_is_imported(cpu_check):
+    _, _, _, imports = cpu_check
+    assert imports == []
+
+
+def test_a_perturbed_score_fails_and_a_rounding_difference_passes():
+    cpu = np.array([1.0, -2.0, 0.5, 3.0])
+    assert gc.compare_values(cpu, cpu, gc.SCORES)["passed"]
+    rounded = cpu + 1e-4
+    assert gc.compare_values(rounded, cpu, gc.SCORES)["passed"]
+    off = cpu.copy()
+    off[2] += 0.1
+    result = gc.compare_values(off, cpu, gc.SCORES)
+    assert not result["passed"]
+    assert result["max_abs_diff"] == pytest.approx(0.1)
+    assert result["allowed_abs_diff"] == pytest.approx(2e-3 + 1e-3 * 3.0)
+    nan = cpu.copy()
+    nan[0] = np.nan
+    assert not gc.compare_values(nan, cpu, gc.SCORES)["passed"]
+    assert not gc.compare_values(cpu[:3], cpu, gc.SCORES)["passed"]
+
+
+def test_a_changed_choice_fails_unless_the_cpu_nearly_tied():
+    cpu = [np.array([0.9, 0.1, 0.2]), np.array([0.500, 0.499, 0.0])]
+    same = gc.compare_choices(cpu, cpu, 1e-3)
+    assert same["passed"] and same["agree"] == 2
+    tie = gc.compare_choices([cpu[0], np.array([0.499, 0.500, 0.0])], cpu, 1e-3)
+    assert tie["passed"] and tie["near_ties"] == 1
+    wrong = gc.compare_choices([np.array([0.1, 0.9, 0.2]), cpu[1]], cpu, 1e-3)
+    assert not wrong["passed"] and wrong["disagreeing_items"] == [0]
+
+
+def test_a_stage_with_one_shifted_pair_score_fails():
+    items = choice_items(3, 4, seed=0, size=16)
+    rng = np.random.default_rng(0)
+    cpu = {"itm_logit": rng.normal(size=12)}
+    assert all(r["passed"] for r in compare_stage("pairs", cpu, cpu, items))
+    shifted = {"itm_logit": cpu["itm_logit"].copy()}
+    shifted["itm_logit"][5] += 0.05
+    (record,) = compare_stage("pairs", shifted, cpu, items)
+    assert not record["passed"] and record["max_abs_diff"] == pytest.approx(0.05)
+    embeddings = {"images": rng.normal(size=(3, 8)), "texts": rng.normal(size=(12, 8))}
+    (cosine,) = compare_stage("embed", embeddings, embeddings, items)
+    assert cosine["passed"] and cosine["min_row_cosine"] == pytest.approx(1.0)
+
+
+def test_training_comparison_fails_on_a_different_update_or_loss():
+    rng = np.random.default_rng(0)
+    update = [rng.normal(size=(4, 3)) * 1e-5, rng.normal(size=7) * 1e-5]
+    same = gc.update_difference(update, update)
+    assert same["update_rel_diff"] == 0 and same["update_cosine"] == pytest.approx(1.0)
+    assert gc.compare_training(2.0, 2.0, same, gc.TRAIN_FP32)["passed"]
+    assert not gc.compare_training(2.1, 2.0, same, gc.TRAIN_FP32)["passed"]
+    flipped = gc.update_difference([-u for u in update], update)
+    assert flipped["update_cosine"] == pytest.approx(-1.0)
+    assert not gc.compare_training(2.0, 2.0, flipped, gc.TRAIN_BF16)["passed"]
+    nothing = gc.update_difference([0 * u for u in update], [0 * u for u in update])
+    assert not gc.compare_training(2.0, 2.0, nothing, gc.TRAIN_FP32)["passed"]
+
+
+def test_batch_sizes_come_from_the_paper_config():
+    embed, pair, train = paper_batches(REPO / "config" / "paper.yaml")
+    assert (embed, pair) == (256, 128)
+    assert train == {"clip": 400, "negclip": 256, "trohn_text": 200, "trohn_img": 200}
+    gpu = settings_for("cuda", quick=False)
+    assert (gpu.embed_batch, gpu.pair_batch, gpu.train_batches["negclip"]) == (256, 128, 256)
+    assert gpu.full_depth == ("blip_itm", "blip_caption")
+    cpu = settings_for("cpu", quick=False)
+    assert cpu.quick and cpu.full_depth == () and cpu.embed_batch < 256
+
+
+def test_xvlm_original_names_round_trip_through_the_loader():
+    from vlcomp.bench.random_models import original_xvlm_state
+    from vlcomp.models.xvlm_convert import convert_state_dict
+    from vlcomp.models.xvlm_model import XVLM, read_xvlm_config
+
+    from .tiny_xvlm import BERT, RETRIEVAL, SWIN
+
+    config = read_xvlm_config(RETRIEVAL, vision_config=SWIN, text_config=BERT)
+    model = XVLM(config)
+    state = model.state_dict()
+    original = original_xvlm_state(state)
+    assert any(k.endswith("attn.qkv.weight") for k in original) and "temp" in original
+    back = convert_state_dict(original, model)
+    assert set(back) == set(state)
+    assert all(np.array_equal(back[k].numpy(), state[k].numpy()) for k in state)
+
+
+def test_offline_tokenizers_keep_bert_ids_and_t5_end_of_sequence(tmp_path):
+    from vlcomp.bench.offline_tokenizers import BERT_SIZE, bert_tokenizer, t5_tokenizer
+
+    bert = bert_tokenizer(tmp_path / "bert", extra=("[DEC]", "[ENC]"), bos_token="[DEC]")
+    vocab = bert.get_vocab()
+    assert len(vocab) == BERT_SIZE + 2 and vocab["[CLS]"] == 101 and vocab["[DEC]"] == BERT_SIZE
+    ids = bert("A red dog").input_ids
+    assert ids[0] == 101 and ids[-1] == 102 and vocab["[UNK]"] not in ids
+    t5, t5_vocab = t5_tokenizer()
+    assert t5("a red dog").input_ids[-1] == t5_vocab["</s>"]
+
+
+def test_the_script_refuses_cuda_without_a_device():
+    if sys.platform != "linux":
+        pytest.skip("bash script")
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    done = subprocess.run(["bash", str(REPO / "scripts" / "gpu_check.sh"), "--out", os.devnull],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "no CUDA device" in done.stderr
+
+
+def test_the_summary_names_failures():
+    from vlcomp.bench.gpu_check import summary
+
+    report = {"device": "cuda", "device_name": "NVIDIA X", "passed": False, "wall_s": 1.0,
+              "versions": {"torch": "t", "transformers": "x", "open_clip": "o"},
+              "stages": [{"stage": "train", "model": "openai_clip", "kind": "negclip",
+                          "passed": False, "error": "RuntimeError: not deterministic"},
+                         {"stage": "pairs", "model": "blip_itm", "kind": "itm_logit",
+                          "passed": True, "max_abs_diff": 1e-5, "allowed_abs_diff": 2e-3,
+                          "choices": {"agree": 8, "items": 8}}],
+              "throughput": [{"kind": "pair", "model": "blip_itm", "passed": True,
+                              "items_per_s": 900.0, "peak_gpu_mb": 1234.5}]}
+    text = summary(report)
+    assert "FAIL" in text and "RuntimeError: not deterministic" in text
+    assert "8/8" in text and text.rstrip().endswith("FAILED in 1.0 s")
