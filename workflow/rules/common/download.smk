@@ -11,7 +11,7 @@ UNPACKED_PATTERN = "|".join(re.escape(p) for p in UNPACKED)
 HUB_FOLDER_PATTERN = union(HUB_REFS)
 
 
-# SPICE's folder (rule spice_jars: SPICE and Stanford CoreNLP 3.6.0's jars), fetched by a
+# SPICE's folder (SPICE and Stanford CoreNLP 3.6.0's jars, by spice_jars), fetched by a
 # configuration that downloads anything; the world downloads nothing and reports SPICE as
 # unavailable, with the reason
 SPICE_FOLDER = "resources/spice/jars" if REAL_DATASETS else None
