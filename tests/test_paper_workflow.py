@@ -455,3 +455,18 @@ def test_real_format_run_read_every_model_from_pinned_snapshots_offline(real_run
     with pytest.raises(SnapshotError, match="mirror-org/blip-itm-tiny/ is missing and this "
                                             "job may not download"):
         load_pretrained(BlipForImageTextRetrieval, BlipProcessor, repo, revision, "cpu")
+
+
+def test_a_missing_model_file_fails_the_dry_run_naming_it(tmp_path):
+    """A model's own checkpoint is a job input: a `pretrained:` path that does not exist
+    stops the DAG before anything runs (not 55 s into a GPU job)."""
+    config = tmp_path / "mine.yaml"
+    config.write_text(yaml.safe_dump({
+        "extends": str(REPO / "config" / "evaluate.yaml"),
+        "models": {"mine": {"family": "open_clip", "arch": "ViT-B-32-quickgelu",
+                            "pretrained": str(tmp_path / "missing" / "mine.pt"),
+                            "label": "Mine"}}}))
+    result = snakemake("-n", "--configfile", str(config), cwd=tmp_path)
+    said = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "Missing input files for rule embed_model" in said and "missing/mine.pt" in said

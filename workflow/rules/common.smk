@@ -68,6 +68,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP_FAMILIES,
     TABLE10_KINDS,
 )
+from vlcomp.models.hub import is_hub_id  # noqa: E402
 from vlcomp.pins import (  # noqa: E402
     config_pins,
     dataset_pins,
@@ -448,7 +449,8 @@ def model_entry(model):
     return entry
 
 
-# entry keys that may name a downloaded file (vlcomp.data.sources) a model reads
+# entry keys that may name a file or folder a model reads: a download (vlcomp.data.sources),
+# a manual download, or one of the researcher's own
 MODEL_FILE_KEYS = (
     "path",
     "pretrained",
@@ -456,6 +458,8 @@ MODEL_FILE_KEYS = (
     "vision_config",
     "text_config",
     "lm_head",
+    "model",
+    "tokenizer",
 )
 
 
@@ -476,15 +480,17 @@ def model_files(model):
     # hub snapshots and open_clip weights (vlcomp.pins), fetched by the download rules
     files = model_pins(model, entry).inputs
     for key in MODEL_FILE_KEYS:
-        path = str(entry.get(key, "")).removeprefix("resources/")
+        value = entry.get(key)
+        if not value or is_hub_id(value):  # a hub id or an open_clip tag: vlcomp.pins
+            continue
+        path = str(value).removeprefix("resources/")
+        manual = [f for f in MANUAL_CHECKS if path.startswith(f"{f}/")]
         if path in REMOTE_FILES:
-            files.append(entry[key])
-        else:  # a manual download (GNM's checkpoint): its check, which names the folder
-            files += [
-                f"resources/{folder}/.vlcomp_checked"
-                for folder in MANUAL_CHECKS
-                if path.startswith(f"{folder}/")
-            ]
+            files.append(value)
+        elif manual:  # a manual download (GNM's checkpoint): its check names the folder
+            files += [f"resources/{folder}/.vlcomp_checked" for folder in manual]
+        else:  # a file or folder of one's own: if it is missing, the DAG says so
+            files.append(str(value))
     return files
 
 
