@@ -188,6 +188,10 @@ def test_one_repository_at_two_commits_is_refused():
     with pytest.raises(ValueError, match=f"pinned at {'a' * 40} \\(models.a\\) and at "
                                          f"{'b' * 40} \\(models.b\\)"):
         config_pins({}, models)
+    # a use without a revision takes the one another use pins, and both uses' files
+    merged = config_pins({}, {"a": models["a"], "t": {"family": "xvlm", "tokenizer": "org/m"}})
+    assert [(r.revision, r.patterns) for r in merged.hub] == [
+        ("a" * 40, ("*.json", "*.txt", "*.model", "*.safetensors", "*.bin", "*.tiktoken"))]
     assert model_pins("c", {"family": "hf_blip_itm", "model": "/some/folder"}).hub == ()
     assert model_pins("d", {"family": "open_clip", "arch": "ViT-B-32", "run": "x"}).files == ()
 

@@ -183,7 +183,8 @@ def _consumers(config: dict[str, Any], models: dict[str, dict[str, Any]]) -> Ite
 
 def config_pins(config: dict[str, Any], models: dict[str, dict[str, Any]]) -> Pins:
     """Every snapshot and file of a configuration (``models``: its expanded registry), each
-    once; a repository pinned at two commits is an error naming both places."""
+    once, the files of every use fetched; a use without a revision takes the one another
+    use pins; a repository pinned at two commits is an error naming both places."""
     hub: dict[tuple[str, str], HubRef] = {}
     files: dict[str, RemoteFile] = {}
     for pins in _consumers(config, models):
@@ -191,14 +192,15 @@ def config_pins(config: dict[str, Any], models: dict[str, dict[str, Any]]) -> Pi
             seen = hub.get((ref.kind, ref.repo))
             if seen is None:
                 hub[(ref.kind, ref.repo)] = ref
-            elif seen.revision != ref.revision:
+                continue
+            if None not in (seen.revision, ref.revision) and seen.revision != ref.revision:
                 raise ValueError(f"{ref.repo} is pinned at {seen.revision} ({seen.where}) and at "
                                  f"{ref.revision} ({ref.where}): one snapshot serves both, so "
                                  "pin one commit")
-            elif seen.patterns != ref.patterns:
-                merged = tuple(dict.fromkeys(seen.patterns + ref.patterns))
-                hub[(ref.kind, ref.repo)] = HubRef(ref.repo, ref.revision, ref.kind, merged,
-                                                   seen.size, seen.where)
+            pinned = seen if seen.revision is not None else ref
+            merged = tuple(dict.fromkeys(seen.patterns + ref.patterns))
+            hub[(ref.kind, ref.repo)] = HubRef(ref.repo, pinned.revision, ref.kind, merged,
+                                               seen.size, pinned.where)
         for f in pins.files:
             files.setdefault(f.path, f)
     return Pins(tuple(hub.values()), tuple(files.values()))
