@@ -26,20 +26,13 @@ def save_tiny_causal_lm(folder: Path, words: Sequence[str]) -> Path:
 def save_tiny_seq2seq_lm(folder: Path, words: Sequence[str]) -> Path:
     """A one-layer T5 (``is_encoder_decoder``: `vlcomp.text.seq2seq_prior.lm_prior` scores it
     as a decoder target) with a lower-casing whitespace word tokenizer, ``$A </s>``."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    from vlcomp.bench.offline_tokenizers import t5_tokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
-    specials = ["<pad>", "</s>", "<unk>"]
-    vocab = {tok: k for k, tok in enumerate(dict.fromkeys(
-        [*specials, *(w.lower() for w in words)]))}
-    tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
-    tok.normalizer = normalizers.Lowercase()
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.post_processor = processors.TemplateProcessing(single="$A </s>",
-                                                       special_tokens=[("</s>", 1)])
-    PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>",
-                            unk_token="<unk>").save_pretrained(folder)
+    tokenizer, vocab = t5_tokenizer(words, image_token=False)
+    tokenizer.save_pretrained(folder)
     torch.manual_seed(0)
     config = T5Config(vocab_size=len(vocab), d_model=16, d_kv=8, d_ff=32, num_layers=1,
                       num_decoder_layers=1, num_heads=2, pad_token_id=0, eos_token_id=1,

@@ -47,13 +47,15 @@ def bert_tokenizer(folder: Path, words: Sequence[str] = WORDS, extra: Sequence[s
     return BertTokenizer(str(path), **specials)
 
 
-def t5_tokenizer(words: Sequence[str] = WORDS) -> tuple[Any, dict[str, int]]:
+def t5_tokenizer(words: Sequence[str] = WORDS, image_token: bool = True
+                 ) -> tuple[Any, dict[str, int]]:
     """A word-level fast tokenizer placing ``</s>`` after the text as T5's does (``<pad>`` 0,
-    ``</s>`` 1, ``<unk>`` 2, ``<image>`` 3, then the words); returns it and its vocabulary."""
+    ``</s>`` 1, ``<unk>`` 2, BLIP-2's ``<image>`` 3 with ``image_token``, then the words);
+    returns it and its vocabulary."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import PreTrainedTokenizerFast
 
-    specials = ["<pad>", "</s>", "<unk>", "<image>"]
+    specials = ["<pad>", "</s>", "<unk>", *(["<image>"] if image_token else [])]
     vocab = {tok: k for k, tok in enumerate(dict.fromkeys(
         [*specials, *(w.lower() for w in words)]))}
     tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
