@@ -219,9 +219,12 @@ def test_rst_escapes_markup():
                            "compared": "a_b vs c", "benchmark": "vg_relation", "metric": "m",
                            "test": "> 0", "effect": 1.0, "ci_low": 0.5, "ci_high": 1.5,
                            "p_value": 0.01, "method": "", "seeds": 1, "verdict": HOLDS,
+                           "claim_p": 0.001, "claim_p_holm": 0.03, "verdict_holm": FAILS,
                            "published_effect": np.nan, "published": "", "note": ""}])
     rst = rst_findings(frame)
     assert "P(t\\|i) > \\*ITC\\* (V, T)" in rst and "a\\_b vs c" in rst
+    # a verdict Holm's adjustment changes says both
+    assert "holds (after Holm: does not hold)" in rst and "1 findings run" in rst
 
 
 def test_world_tables_face_published_numbers_by_direction():
@@ -271,3 +274,49 @@ def test_summary_gives_world_directions_with_intervals():
     assert neg["vs chance: paper → ours [95 % CI]"] == "+31.0 → +6.0 [+2.0, +10.0]"
     assert neg["vs reference: paper → ours [95 % CI]"] == "CLIP: +22.0 → +12.0 [+8.0, +16.0]"
     assert neg.agrees == "yes"
+
+
+def test_claim_p_values_agree_with_the_interval_verdicts():
+    """A claim's one-sided p-value, read from its interval, is below 2.5 % exactly when a
+    95 % normal interval clears the margin; a t interval over seeds reads with its t."""
+    from vlcomp.report.multiplicity import claim_p_value
+
+    z = 1.959963984540054
+    for test, margin, effect in (("greater", 0.0, 3.0), ("greater", 10.0, 12.0),
+                                 ("not_below", 5.0, -2.5), ("not_above", 0.0, -1.0),
+                                 ("within", 10.0, 4.0)):
+        for se in (0.5, 1.0, 2.0, 4.0):
+            low, high = effect - z * se, effect + z * se
+            p = claim_p_value(test, margin, effect, low, high)
+            assert (p < 0.025) == (verdict(test, margin, low, high) == HOLDS), (test, se, p)
+    from scipy import stats
+
+    t = stats.t.ppf(0.975, 2)
+    assert claim_p_value("greater", 0, 4.1, 4.1 - t * 2.0, 4.1 + t * 2.0, df=2) == \
+        pytest.approx(stats.t.sf(4.1 / 2.0, 2))
+    assert claim_p_value("not_above", 0, -25.0, -25.0, -25.0) == 0.0  # a point interval
+    assert np.isnan(claim_p_value("greater", 0, np.nan, np.nan, np.nan))
+
+
+def test_holm_adjusts_in_steps_and_skips_findings_not_run():
+    from vlcomp.report.multiplicity import holm
+
+    adjusted = holm([0.01, np.nan, 0.04, 0.003, 0.5])
+    # sorted: 0.003 x 4, 0.01 x 3, 0.04 x 2 (then monotone), 0.5 x 1
+    assert np.allclose(adjusted[[3, 0, 2, 4]], [0.012, 0.03, 0.08, 0.5])
+    assert np.isnan(adjusted[1])
+
+
+def test_a_column_on_a_0_to_1_scale_has_directions():
+    """α* lives on 0-1: its gaps are read with a 0.01 tolerance, not 1 point (which would
+    leave every α* gap without a direction)."""
+    from vlcomp.report.published import column_tolerance
+
+    ours = pd.DataFrame({"α*": [0.30, 0.72]}, index=pd.Index(["A", "B"], name="model"))
+    records = [{"paper": "visualgptscore", "table": "t", "column": "α*", "source": "s",
+                "rows": {"A": 0.25, "B": 0.80}}]
+    table = side_by_side(ours, records, directions=True).reset_index()
+    b = table[table.row == "B"].iloc[0]
+    assert b.reference == "A" and b.vs_reference_published == pytest.approx(0.55)
+    assert b.vs_reference_reproduced == pytest.approx(0.42) and b.agrees == "yes"
+    assert column_tolerance([0.25, 0.8]) == 0.01 and column_tolerance([25.0, 0.8]) == 1.0

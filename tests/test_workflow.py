@@ -408,6 +408,11 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     assert (findings.verdict != NOT_RUN).sum() >= 20 and findings.effect.notna().sum() >= 20
     negclip = findings[findings.id == "aro.negclip_relation"].iloc[0]
     assert negclip.compared == "NegCLIP vs CLIP-FT" and negclip.seeds == 2
+    # every finding run has its test's p-value; Holm's adjustment only ever takes "holds" away
+    run = findings[findings.verdict != NOT_RUN]
+    assert run.claim_p.notna().all() and (run.claim_p_holm >= run.claim_p).all()
+    assert not ((run.verdict_holm == HOLDS) & (run.verdict != HOLDS)).any()
+    assert "After Holm's adjustment across the" in summary
     front = (tiny_run / "results/report_front.rst").read_text()
     assert front.count("   * - ") == len(findings) + 1 and "{% raw %}" in front
     table6 = pd.read_csv(tiny_run / "results/tables/aro/table6_vs_published.csv")

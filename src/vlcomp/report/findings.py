@@ -31,17 +31,20 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from vlcomp.report.multiplicity import claim_p_value, holm, one_sided_level
+
 TESTS = ("greater", "within", "not_below", "not_above")
 SOURCES = ("uncertainty", "detectors", "robustness", "alpha")
 OPERAND_KEYS = ("source", "benchmark", "model", "metric", "gallery", "kind", "perturbation",
                 "value", "label")
 CLAIM_KEYS = {"id", "paper", "where", "claim", "test", "margin", "a", "b", "each",
               "published", "note", *OPERAND_KEYS}
-NUMERIC_COLUMNS = ("effect", "ci_low", "ci_high", "p_value", "seeds", "published_effect")
+NUMERIC_COLUMNS = ("effect", "ci_low", "ci_high", "p_value", "seeds", "published_effect",
+                   "claim_p", "claim_p_holm")
 HOLDS, FAILS, NOT_RUN = "holds", "does not hold", "not run"
 COLUMNS = ["id", "paper", "where", "claim", "compared", "benchmark", "metric", "test",
            "effect", "ci_low", "ci_high", "p_value", "method", "seeds", "verdict",
-           "published_effect", "published", "note"]
+           "claim_p", "claim_p_holm", "verdict_holm", "published_effect", "published", "note"]
 
 
 class NotRun(Exception):
@@ -373,7 +376,8 @@ def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict
         "compared": "", "benchmark": "", "metric": "",
         "test": describe_test(claim.test, claim.margin),
         "effect": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p_value": np.nan,
-        "method": "", "seeds": 0, "verdict": NOT_RUN,
+        "method": "", "seeds": 0, "verdict": NOT_RUN, "claim_p": np.nan,
+        "claim_p_holm": np.nan, "verdict_holm": NOT_RUN,
         "published_effect": np.nan if claim.published_effect is None
         else claim.published_effect, "published": claim.published, "note": claim.note}
     try:
@@ -406,13 +410,17 @@ def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict
             if paired and found is None:
                 method = "unpaired (normal approx.)"
             diffs.append(found or _unpaired(a.values[i], b.values[j], confidence))
+    df = None
     if len(diffs) == 1:
         effect, low, high, p = diffs[0]
     else:
         effect, low, high, p = _over_seeds([d[0] for d in diffs], confidence)
         method = f"t over {len(diffs)} seeds ({method} each)"
+        df = len(diffs) - 1
     row.update(effect=effect, ci_low=low, ci_high=high, p_value=p, method=method,
-               seeds=len(diffs), verdict=verdict(claim.test, claim.margin, low, high))
+               seeds=len(diffs), verdict=verdict(claim.test, claim.margin, low, high),
+               claim_p=claim_p_value(claim.test, claim.margin, effect, low, high, confidence,
+                                     df))
     return row
 
 
@@ -460,7 +468,8 @@ def _benchmark_text(op: Operand, reading: Reading) -> str:
 def evaluate(claims: Sequence[Claim], numbers: RunNumbers,
              confidence: float = 0.95) -> pd.DataFrame:
     """Every claim's findings, in the claims' order (an `each` claim that nothing in the run
-    fits: one row, not run)."""
+    fits: one row, not run), each with its test's p-value and the verdict after Holm's
+    adjustment across the findings run (`vlcomp.report.multiplicity`)."""
     rows = []
     for claim in claims:
         findings = expand(claim, numbers)
@@ -469,7 +478,20 @@ def evaluate(claims: Sequence[Claim], numbers: RunNumbers,
             rows.append(evaluate_claim(replace(claim, each=()), numbers, confidence)
                         | {"verdict": NOT_RUN, "note": f"no model fits "
                            f"{', '.join(map(str, claim.each[0][1]))}"})
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return with_holm(pd.DataFrame(rows, columns=COLUMNS), confidence)
+
+
+def with_holm(findings: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """``claim_p`` (each run finding's one-sided p-value of its test), ``claim_p_holm``
+    (Holm-adjusted across the run's findings) and ``verdict_holm``."""
+    findings = findings.copy()
+    findings["claim_p_holm"] = holm(findings.claim_p.astype(float))
+    level = one_sided_level(confidence)
+    # a finding holds after Holm when it holds and its adjusted p-value clears the level
+    findings["verdict_holm"] = [
+        NOT_RUN if v == NOT_RUN else (HOLDS if v == HOLDS and adjusted < level else FAILS)
+        for v, adjusted in zip(findings.verdict, findings.claim_p_holm, strict=True)]
+    return findings
 
 
 def difference(numbers: RunNumbers, benchmark: str, metric: str, a: str, b: str,
@@ -504,10 +526,18 @@ def _effect_text(r: Any) -> str:
     return f"{_number(r.effect)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
 
 
-def _counts(findings: pd.DataFrame) -> tuple[int, int, int]:
-    """How many findings hold, do not hold, were not run."""
-    counts = findings.verdict.value_counts()
+def _counts(findings: pd.DataFrame, column: str = "verdict") -> tuple[int, int, int]:
+    """How many findings hold, do not hold, were not run (by ``column``)."""
+    counts = findings[column].value_counts()
     return counts.get(HOLDS, 0), counts.get(FAILS, 0), counts.get(NOT_RUN, 0)
+
+
+def _holm_line(findings: pd.DataFrame, confidence: float) -> str:
+    """How many hold after Holm's adjustment, and at what level."""
+    holds, fails, _ = _counts(findings, "verdict_holm")
+    level = f"{one_sided_level(confidence) * 100:g} %"
+    return (f"After Holm's adjustment across the {holds + fails} findings run (family-wise "
+            f"one-sided level {level}), {holds} hold.")
 
 
 def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
@@ -526,6 +556,7 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
         "test": findings.test,
         "p": [_p(p) for p in findings.p_value],
         "verdict": [f"**{v}**" if v == FAILS else v for v in findings.verdict],
+        "after Holm": [f"**{v}**" if v == FAILS else v for v in findings.verdict_holm],
         "paper's effect": [
             "; ".join(x for x in (_number(r.published_effect), r.published) if x != "–")
             or "–" for r in findings.itertuples()],
@@ -534,14 +565,20 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
                                for r in findings.itertuples() if r.note))
     text = [
         f"{holds} findings hold, {fails} do not, {not_run} were not run by this "
-        "configuration.", "",
+        f"configuration. {_holm_line(findings, confidence)}", "",
         "Each claim of a paper is a test on this run's numbers: the effect is a − b (the "
         f"compared numbers, in points) with its {level} interval, and the claim holds when "
         "the interval clears the test's margin. Two models on one benchmark and metric use "
         "the paired bootstrap over test items; other pairs, the two intervals as if "
         "independent; a model trained with several seeds, a t interval over its per-seed "
         "differences. `p` tests a − b = 0. The paper's effect is the same difference on "
-        "the paper's numbers.", "", markdown(table, index=False)]
+        "the paper's numbers. Each test is one-sided at "
+        f"{one_sided_level(confidence) * 100:g} % (the interval's bound against the margin); "
+        "run together, some would hold by chance, so `after Holm` gives each finding's "
+        "verdict when the p-value of its own test (read from its interval) is adjusted by "
+        "Holm's step-down method across this run's findings, which bounds the chance of any "
+        "false 'holds' at that level without assuming the tests independent.", "",
+        markdown(table, index=False)]
     if notes:
         text += ["", "Notes:", "", *notes]
     return "\n".join(text)
@@ -581,7 +618,8 @@ def rst_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
     level = f"{confidence * 100:g} %"
     lines = ["Findings", "--------", "",
              f"The papers' claims on this run: {holds} hold, {fails} do not, {not_run} were "
-             "not run (``results/findings.md`` explains the tests).", "",
+             f"not run. {_holm_line(findings, confidence)} (``results/findings.md`` explains "
+             "the tests.)", "",
              ".. list-table::", "   :header-rows: 1", ""]
     rows = [["Claim (paper, where)", "Compared", f"a − b [{level} CI], test, p", "Verdict",
              "Paper's a − b"]]
@@ -589,7 +627,9 @@ def rst_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
         effect = _effect_text(r) if r.verdict == NOT_RUN else \
             f"{_effect_text(r)}; {r.test}; p {_p(r.p_value)}"
         compared = "; ".join(x for x in (r.compared, r.benchmark) if x) or "–"
-        rows.append([f"{r.claim} ({r.paper}, {r.where})", compared, effect, r.verdict,
+        held = r.verdict if r.verdict_holm == r.verdict else \
+            f"{r.verdict} (after Holm: {r.verdict_holm})"
+        rows.append([f"{r.claim} ({r.paper}, {r.where})", compared, effect, held,
                      _number(r.published_effect)])
     for row in rows:
         cells = [_rst(str(c)) for c in row]

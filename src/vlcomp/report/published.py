@@ -22,14 +22,15 @@ DIRECTION_COLUMNS = ["row", "ours", "column", "published", "reproduced", "chance
                      "vs_chance_published", "vs_chance_reproduced", "reference",
                      "vs_reference_published", "vs_reference_reproduced", "agrees", "source",
                      "note"]
-DIRECTION_TOLERANCE = 1.0  # points: a smaller gap has no direction
+DIRECTION_TOLERANCE = 1.0  # points: a smaller gap has no direction (0.01 on a 0-1 column)
 DIRECTION_NOTE = (
     "This run is on the synthetic world, which stands for the papers' data without matching "
     "their numbers: each number faces the paper's by direction. `vs_chance_*` is the gap to "
     "the column's chance level and `vs_reference_*` the gap to the column's first published "
     "model that this run reproduces (`reference`), in the paper and here; `agrees` says "
     f"whether ours points the same way (gaps under {DIRECTION_TOLERANCE:g} point have no "
-    "direction). `results/summary.md` gives each with its 95 % confidence interval.")
+    f"direction; {DIRECTION_TOLERANCE / 100:g} in a column on a 0–1 scale, such as α*). "
+    "`results/summary.md` gives each with its 95 % confidence interval.")
 # Reproduced table (``results/tables/{key}.csv``) -> the paper and published tables it is
 # compared with (``results/tables/{key}_vs_published.*``).
 COMPARED = {
@@ -149,17 +150,26 @@ def chance_levels(paper: str) -> dict[str, float]:
     return levels
 
 
-def sign_of(gap: float) -> int:
-    """+1, -1, or 0 for a gap within `DIRECTION_TOLERANCE` (or unknown)."""
-    if not np.isfinite(gap) or abs(gap) < DIRECTION_TOLERANCE:
+def sign_of(gap: float, tolerance: float = DIRECTION_TOLERANCE) -> int:
+    """+1, -1, or 0 for a gap within ``tolerance`` (or unknown)."""
+    if not np.isfinite(gap) or abs(gap) < tolerance:
         return 0
     return 1 if gap > 0 else -1
 
 
-def agreement(pairs: Sequence[tuple[float, float]]) -> str:
+def column_tolerance(published: Sequence[float]) -> float:
+    """The direction tolerance of a column: `DIRECTION_TOLERANCE` points, or the same share
+    of a column whose published values are all on a 0–1 scale (α*)."""
+    values = [abs(float(v)) for v in published if np.isfinite(float(v))]
+    return DIRECTION_TOLERANCE / 100 if values and max(values) <= 1 else DIRECTION_TOLERANCE
+
+
+def agreement(pairs: Sequence[tuple[float, float]],
+              tolerance: float = DIRECTION_TOLERANCE) -> str:
     """``yes`` when every published gap with a direction has ours on the same side, ``no``
     when none does, ``partly`` in between, ``–`` with nothing to compare."""
-    signs = [(sign_of(p), sign_of(o)) for p, o in pairs if sign_of(p) and np.isfinite(o)]
+    signs = [(sign_of(p, tolerance), sign_of(o, tolerance)) for p, o in pairs
+             if sign_of(p, tolerance) and np.isfinite(o)]
     if not signs:
         return "–"
     same = sum(p == o for p, o in signs)
@@ -188,6 +198,9 @@ def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]],
         reference[column] = (first, float(record["rows"][first]))
         if found:
             settled.add(column)
+    # each column's tolerance from its published values (a 0-1 column: 0.01)
+    tolerance = {column: column_tolerance(group.published)
+                 for column, group in out.groupby("column", sort=False)}
     rows = []
     for r in out.itertuples(index=False):
         level = chance.get(r.column, np.nan)
@@ -203,7 +216,8 @@ def _directions(out: pd.DataFrame, records: Sequence[dict[str, Any]],
                      "vs_chance_published": pairs[0][0], "vs_chance_reproduced": pairs[0][1],
                      "reference": ref or "", "vs_reference_published": pairs[1][0],
                      "vs_reference_reproduced": pairs[1][1],
-                     "agrees": agreement(pairs) if np.isfinite(r.reproduced) else "–"})
+                     "agrees": agreement(pairs, tolerance[r.column])
+                     if np.isfinite(r.reproduced) else "–"})
     return pd.DataFrame(rows, columns=DIRECTION_COLUMNS)
 
 
