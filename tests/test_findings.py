@@ -83,15 +83,24 @@ def test_shipped_claims_parse_and_cover_every_paper():
 
 
 def test_published_effects_are_the_papers_numbers():
-    """Each claim's paper effect is a difference of published.yaml's numbers (or a chance
-    level), never a number of our own."""
+    """Each claim's paper effect, and each finding's of an `each` claim, is a difference of
+    published.yaml's numbers (or a chance level), or for a relative drop, the drop between
+    two published numbers less the claim's constant: never a number of our own."""
     values = {float(v) for r in load_published() for v in r["rows"].values()}
     chance = {50.0, 25.0, 20.0, 16.67}
+    pairs = {round(a - b, 1) for a in values | chance for b in values | chance}
+    drops = {round(100 * (1 - x / y), 1) for x in values for y in values if y > 0 and x <= y}
+    checked = 0
     for c in load_claims():
-        if c.published_effect is None:
-            continue
-        pairs = {round(a - b, 1) for a in values | chance for b in values | chance}
-        assert round(c.published_effect, 1) in pairs, c.id
+        effects = [e for e in (c.published_effect,) if e is not None]
+        effects += [e for _, e in c.published_by]
+        for effect in effects:
+            if (c.a.metric or "").endswith("_drop"):
+                assert round(effect + (c.b.value or 0), 1) in drops, (c.id, effect)
+            else:
+                assert round(effect, 1) in pairs, (c.id, effect)
+            checked += 1
+    assert checked >= 40
 
 
 @pytest.mark.parametrize(("fields", "message"), [
@@ -105,6 +114,17 @@ def test_published_effects_are_the_papers_numbers():
 def test_bad_claims_are_refused_by_name(fields, message):
     with pytest.raises(ValueError, match=f"claims.yaml: c: .*{message}"):
         claim(**fields)
+
+
+def test_each_finding_takes_its_own_paper_effect():
+    from vlcomp.report.findings import expand
+
+    found = claim(a={"metric": "m"}, b={"value": 50},
+                  each={"benchmark": [["coco_order", "order"], "flickr30k_order"]},
+                  published={"effect": {"coco_order": 40, "flickr30k_order": 32}})
+    assert [f.published_effect for f in expand(found, None)] == [40.0, 32.0]
+    with pytest.raises(ValueError, match=r"published\.effect by value needs `each`"):
+        claim(a={"metric": "m"}, b={"value": 50}, published={"effect": {"x": 1}})
 
 
 def test_verdicts_follow_the_interval_and_margin():
@@ -320,3 +340,31 @@ def test_a_column_on_a_0_to_1_scale_has_directions():
     assert b.reference == "A" and b.vs_reference_published == pytest.approx(0.55)
     assert b.vs_reference_reproduced == pytest.approx(0.42) and b.agrees == "yes"
     assert column_tolerance([0.25, 0.8]) == 0.01 and column_tolerance([25.0, 0.8]) == 1.0
+
+
+PAPER_FILES = {"BiVLC": "000", "ARO": "001", "BISON": "002", "VisualGPTScore": "003",
+               "Hendriksen et al.": "004"}
+
+
+def test_every_claim_quotes_its_paper_verbatim():
+    """Each claim cites the sentence of its paper that it tests, word for word as the paper
+    has it (runs of white space aside): a paraphrase, a quote from the wrong paper or a
+    claim without one fails."""
+    from vlcomp.report.findings import load_claims
+
+    from .conftest import REPO
+
+    papers = REPO.parent / "shared" / "papers"
+    text = {name: " ".join(next(papers.glob(f"{prefix}_*.txt")).read_text("utf-8").split())
+            for name, prefix in PAPER_FILES.items()}
+    for claim in load_claims():
+        assert claim.paper in PAPER_FILES, f"{claim.id}: paper {claim.paper!r}"
+        assert claim.quote, f"{claim.id} quotes nothing"
+        assert claim.quote in text[claim.paper], f"{claim.id}: not in {claim.paper}"
+
+
+def test_quotes_read_without_the_extractions_latex_residue():
+    from vlcomp.report.findings import readable
+
+    assert readable(r"from 63%percent6363\% to 81%percent8181\%, on") == "from 63% to 81%, on"
+    assert readable("no residue: 5 % of 20") == "no residue: 5 % of 20"

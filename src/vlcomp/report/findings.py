@@ -21,6 +21,7 @@ import fnmatch
 import functools
 import glob
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -37,14 +38,15 @@ TESTS = ("greater", "within", "not_below", "not_above")
 SOURCES = ("uncertainty", "detectors", "robustness", "alpha")
 OPERAND_KEYS = ("source", "benchmark", "model", "metric", "gallery", "kind", "perturbation",
                 "value", "label")
-CLAIM_KEYS = {"id", "paper", "where", "claim", "test", "margin", "a", "b", "each",
+CLAIM_KEYS = {"id", "paper", "where", "claim", "quote", "test", "margin", "a", "b", "each",
               "published", "note", *OPERAND_KEYS}
 NUMERIC_COLUMNS = ("effect", "ci_low", "ci_high", "p_value", "seeds", "published_effect",
                    "claim_p", "claim_p_holm")
 HOLDS, FAILS, NOT_RUN = "holds", "does not hold", "not run"
 COLUMNS = ["id", "paper", "where", "claim", "compared", "benchmark", "metric", "test",
            "effect", "ci_low", "ci_high", "p_value", "method", "seeds", "verdict",
-           "claim_p", "claim_p_holm", "verdict_holm", "published_effect", "published", "note"]
+           "claim_p", "claim_p_holm", "verdict_holm", "published_effect", "published", "note",
+           "quote"]
 
 
 class NotRun(Exception):
@@ -105,6 +107,9 @@ class Claim:
     published: str = ""
     note: str = ""
     each: tuple[tuple[str, tuple[Any, ...]], ...] = field(default=())
+    quote: str = ""  # the paper's sentence the claim tests, verbatim
+    # the paper's effect of each finding of an `each` claim, by its value (or model label)
+    published_by: tuple[tuple[str, float], ...] = field(default=())
 
 
 def _as_list(value: Any) -> list:
@@ -139,12 +144,17 @@ def parse_claims(records: Sequence[Mapping[str, Any]]) -> list[Claim]:
             raise ValueError(f"{where}: a must be read from the run (b may be a constant)")
         published = record.get("published") or {}
         effect = published.get("effect")
+        by = effect if isinstance(effect, Mapping) else {}
+        if by and not each:
+            raise ValueError(f"{where}: published.effect by value needs `each`")
         claims.append(Claim(
             id=name, paper=record["paper"], where=record["where"], claim=record["claim"],
             test=record["test"], margin=float(record.get("margin", 0.0)), a=a, b=b,
-            published_effect=None if effect is None else float(effect),
+            published_effect=None if effect is None or by else float(effect),
             published=published.get("text", ""), note=record.get("note", ""),
-            each=tuple((k, tuple(v)) for k, v in each.items())))
+            each=tuple((k, tuple(v)) for k, v in each.items()),
+            quote=" ".join(str(record.get("quote", "")).split()),
+            published_by=tuple((str(k), float(v)) for k, v in by.items())))
     return claims
 
 
@@ -366,7 +376,9 @@ def expand(claim: Claim, numbers: RunNumbers) -> list[Claim]:
 def _with(claim: Claim, key: str, value: Any, suffix: str) -> Claim:
     sides = {side: (op if op.constant else replace(op, **{key: value}))
              for side, op in (("a", claim.a), ("b", claim.b))}
-    return replace(claim, id=f"{claim.id}[{suffix}]", each=(), **sides)
+    effect = dict(claim.published_by).get(suffix, claim.published_effect)
+    return replace(claim, id=f"{claim.id}[{suffix}]", each=(), published_effect=effect,
+                   **sides)
 
 
 def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict[str, Any]:
@@ -379,7 +391,8 @@ def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict
         "method": "", "seeds": 0, "verdict": NOT_RUN, "claim_p": np.nan,
         "claim_p_holm": np.nan, "verdict_holm": NOT_RUN,
         "published_effect": np.nan if claim.published_effect is None
-        else claim.published_effect, "published": claim.published, "note": claim.note}
+        else claim.published_effect, "published": claim.published, "note": claim.note,
+        "quote": claim.quote}
     try:
         a = numbers.read(claim.a)
         b = None if claim.b.constant else numbers.read(claim.b)
@@ -579,9 +592,20 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
         "Holm's step-down method across this run's findings, which bounds the chance of any "
         "false 'holds' at that level without assuming the tests independent.", "",
         markdown(table, index=False)]
+    quotes = list(dict.fromkeys(
+        f"- `{r.id.split('[', 1)[0]}` ({r.paper}, {r.where}): “{readable(r.quote)}”"
+        for r in findings.itertuples() if r.quote))
+    if quotes:
+        text += ["", "What the papers say (each claim's sentence, verbatim):", "", *quotes]
     if notes:
         text += ["", "Notes:", "", *notes]
     return "\n".join(text)
+
+
+def readable(quote: str) -> str:
+    """A quote as a reader sees it: the text extraction's LaTeX residue of percentages
+    (``63%percent6363\\%``) shown as ``63%``; the words are the paper's."""
+    return re.sub(r"%percent\d+\\%", "%", quote)
 
 
 def read_findings(path: str | Path) -> pd.DataFrame:
