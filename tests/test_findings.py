@@ -368,3 +368,20 @@ def test_quotes_read_without_the_extractions_latex_residue():
 
     assert readable(r"from 63%percent6363\% to 81%percent8181\%, on") == "from 63% to 81%, on"
     assert readable("no residue: 5 % of 20") == "no residue: 5 % of 20"
+
+
+def test_two_metrics_of_the_same_items_use_their_paired_interval(tmp_path):
+    """BiVLC's I2T less T2I of one model reads the uncertainty job's same-item pair (stored
+    either way round), not two independent intervals."""
+    folder = tmp_path / "uncertainty"
+    write(folder, "bivlc", [("clip", "I2T", 70.0, 66.0, 74.0, 500),
+                            ("clip", "T2I", 50.0, 46.0, 54.0, 500)], INTERVAL)
+    write(folder, "bivlc_comparisons", [
+        ("clip", "clip", "T2I", "I2T", -20.0, -22.5, -17.5, 0.0, 1, 2, 0.0)],
+        ["model_a", "model_b", "metric", "metric_b", *PAIRED[3:]])
+    numbers = RunNumbers(folder, {"CLIP": ["clip"]})
+    c = claim(benchmark="bivlc", a={"model": ["CLIP"], "metric": "I2T"},
+              b={"model": ["CLIP"], "metric": "T2I"})
+    row = evaluate([c], numbers).iloc[0]
+    assert row.method == "paired bootstrap"
+    assert (row.effect, row.ci_low, row.ci_high) == (20.0, 17.5, 22.5)

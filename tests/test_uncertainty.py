@@ -269,3 +269,28 @@ def bootstrap_outcomes_table(outcome: Outcome, method: str):
     boot = bootstrap_outcomes({"m": [outcome]}, len(outcome.values), benchmark="b",
                               n_resamples=5000, seed=0, method=method)
     return boot.table().iloc[0]
+
+
+def test_a_models_metrics_of_the_same_items_are_compared_paired():
+    """BiVLC's I2T and T2I count the same items: their difference is bootstrapped on the same
+    resamples (narrower than two independent intervals); metrics of other items (a category)
+    are not paired with them."""
+    from vlcomp.metrics.uncertainty import with_metric_pairs
+
+    items, scores = choice_bench(400, "pair", ["replace_obj", "swap_att"], seed=3, skill=0.7)
+    boot = bootstrap_models("bivlc", items, {"m": scores}, benchmark="b", n_resamples=400,
+                            seed=0)
+    pairs = boot.metric_comparisons()
+    assert set(pairs.model_a) == {"m"} and (pairs.model_a == pairs.model_b).all()
+    i2t_t2i = pairs[(pairs.metric == "I2T") & (pairs.metric_b == "T2I")].iloc[0]
+    table = boot.table().set_index("metric")
+    assert i2t_t2i.difference == pytest.approx(table.value["I2T"] - table.value["T2I"])
+    independent = np.hypot(table.ci_high["I2T"] - table.ci_low["I2T"],
+                           table.ci_high["T2I"] - table.ci_low["T2I"])
+    assert i2t_t2i.ci_high - i2t_t2i.ci_low < independent
+    counted = {o.metric: o.counted for o in boot.outcomes["m"]}
+    for r in pairs.itertuples():
+        assert np.array_equal(counted[r.metric], counted[r.metric_b])
+    both = with_metric_pairs(boot.comparisons(), pairs)
+    assert list(both.columns[:4]) == ["model_a", "model_b", "metric", "metric_b"]
+    assert len(both) == len(pairs)  # one model: no model pairs

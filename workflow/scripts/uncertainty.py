@@ -4,7 +4,7 @@ beside the spread over items (`vlcomp.metrics.uncertainty`)."""
 
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
-from vlcomp.metrics.uncertainty import bootstrap_models, seed_spread
+from vlcomp.metrics.uncertainty import bootstrap_models, seed_spread, with_metric_pairs
 from vlcomp.report.tables import write_csv
 
 with job_log(snakemake.log[0]) as log:
@@ -17,7 +17,8 @@ with job_log(snakemake.log[0]) as log:
                             confidence=p.confidence, method=p.method)
     intervals = boot.table()
     write_csv(intervals, out.intervals, index=False)
-    comparisons = boot.comparisons()
+    # every two models on each metric, and each model's metrics of the same items (I2T, T2I)
+    comparisons = with_metric_pairs(boot.comparisons(), boot.metric_comparisons())
     write_csv(comparisons, out.comparisons, index=False)
     write_csv(seed_spread(intervals, p.groups, boot.group_table(p.groups)), out.seeds,
               index=False)

@@ -326,6 +326,40 @@ class Bootstrap:
         return pd.DataFrame(rows)
 
 
+    def metric_comparisons(self) -> pd.DataFrame:
+        """Paired differences of two metrics of one model that count the same items (I2T
+        and T2I of a 2 x 2 benchmark), over the same resamples: ``model_a`` = ``model_b``,
+        ``metric`` less ``metric_b``; value, CI, bootstrap p and McNemar p."""
+        rows = []
+        for model, outcomes in self.outcomes.items():
+            for i, oa in enumerate(outcomes):
+                for ob in outcomes[i + 1:]:
+                    if not np.array_equal(oa.counted, ob.counted):
+                        continue
+                    diff = self.draws[model, oa.metric] - self.draws[model, ob.metric]
+                    low, high = self.interval(
+                        diff, float(oa.value()[0] - ob.value()[0]),
+                        lambda m=model, x=oa.metric, y=ob.metric:
+                            self.jackknife(m, x) - self.jackknife(m, y))
+                    rows.append({"model_a": model, "model_b": model, "metric": oa.metric,
+                                 "metric_b": ob.metric,
+                                 "difference": float(oa.value()[0] - ob.value()[0]),
+                                 "ci_low": low, "ci_high": high,
+                                 "p_bootstrap": paired_bootstrap_p(diff), **mcnemar(oa, ob)})
+        return pd.DataFrame(rows)
+
+
+def with_metric_pairs(comparisons: pd.DataFrame, metric_pairs: pd.DataFrame) -> pd.DataFrame:
+    """The models' comparisons (each on one metric: ``metric_b`` = ``metric``) followed by
+    each model's same-item metric pairs (`Bootstrap.metric_comparisons`)."""
+    comparisons = comparisons.copy()
+    if "metric" in comparisons:
+        comparisons.insert(comparisons.columns.get_loc("metric") + 1, "metric_b",
+                           comparisons["metric"])
+    frames = [frame for frame in (comparisons, metric_pairs) if len(frame)]
+    return pd.concat(frames, ignore_index=True) if frames else comparisons
+
+
 def bca_levels(draws: np.ndarray, value: float, leave_one_out: np.ndarray,
                levels: np.ndarray) -> np.ndarray:
     """Bias-corrected and accelerated percentile levels (Efron 1987) for nominal ``levels``;

@@ -272,23 +272,28 @@ class RunNumbers:
         raise NotRun(f"no {op.metric} of {' or '.join(op.model)} on "
                      f"{' or '.join(benchmarks)} ({where})")
 
-    def paired(self, op_a: Operand, a: str, b: str, benchmark: str
-               ) -> tuple[float, float, float, float] | None:
+    def paired(self, op_a: Operand, a: str, b: str, benchmark: str,
+               metric_b: str | None = None) -> tuple[float, float, float, float] | None:
         """The paired bootstrap difference a - b (difference, low, high, p), if the run
-        compared the two models on this benchmark and metric."""
+        compared the two models on this benchmark and metric, or (``metric_b``: model a's
+        metric less its ``metric_b``, ``a`` = ``b``) the two metrics on the same items."""
         name = "robustness_comparisons" if op_a.source == "robustness" else \
             f"{benchmark}_comparisons"
         frame = self.table(name)
         if frame is None:
             return None
-        keep = frame.metric == op_a.metric
         if op_a.source == "robustness":
+            keep = frame.metric == op_a.metric
             keep &= frame.gallery.isin(op_a.gallery) if op_a.gallery else True
             keep &= (frame.kind == op_a.kind) if op_a.kind else True
             keep &= (frame.perturbation == op_a.perturbation) if op_a.perturbation else True
-        frame = frame[keep]
-        for first, second, sign in ((a, b, 1.0), (b, a, -1.0)):
-            hit = frame[(frame.model_a == first) & (frame.model_b == second)]
+            frame = frame[keep]
+        first_metric, second_metric = op_a.metric, metric_b or op_a.metric
+        paired_metric = frame.get("metric_b", frame.metric)
+        for first, second, x, y, sign in ((a, b, first_metric, second_metric, 1.0),
+                                          (b, a, second_metric, first_metric, -1.0)):
+            hit = frame[(frame.model_a == first) & (frame.model_b == second)
+                        & (frame.metric == x) & (paired_metric == y)]
             if len(hit) == 1:
                 r = hit.iloc[0]
                 low, high = sorted((sign * r.ci_low, sign * r.ci_high))
@@ -409,6 +414,10 @@ def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict
               and a.benchmark == b.benchmark and a.metric == b.metric
               and claim.a.gallery == claim.b.gallery and claim.a.kind == claim.b.kind
               and claim.a.perturbation == claim.b.perturbation and a.label != b.label)
+    # one model's two metrics of the same items (BiVLC's I2T and T2I): paired too
+    same_items = (b is not None and claim.a.source == claim.b.source == "uncertainty"
+                  and a.benchmark == b.benchmark and a.label == b.label
+                  and a.metric != b.metric)
     diffs: list[tuple[float, float, float, float]] = []
     if b is None:
         c = claim.b.value
@@ -416,11 +425,15 @@ def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict
                   _unpaired(v, (c, c, c), confidence)[3]) for v in a.values]
         method = f"vs {claim.b.label or 'constant'} {claim.b.value:g}"
     else:
-        method = "paired bootstrap" if paired else "unpaired (normal approx.)"
+        method = "paired bootstrap" if paired or same_items else "unpaired (normal approx.)"
         for i, j in _seed_pairs(len(a.values), len(b.values)):
-            found = numbers.paired(claim.a, a.members[i], b.members[j], a.benchmark) \
-                if paired else None
-            if paired and found is None:
+            found = None
+            if paired:
+                found = numbers.paired(claim.a, a.members[i], b.members[j], a.benchmark)
+            elif same_items:
+                found = numbers.paired(claim.a, a.members[i], b.members[j], a.benchmark,
+                                       b.metric)
+            if (paired or same_items) and found is None:
                 method = "unpaired (normal approx.)"
             diffs.append(found or _unpaired(a.values[i], b.values[j], confidence))
     df = None
@@ -581,8 +594,9 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
         f"configuration. {_holm_line(findings, confidence)}", "",
         "Each claim of a paper is a test on this run's numbers: the effect is a − b (the "
         f"compared numbers, in points) with its {level} interval, and the claim holds when "
-        "the interval clears the test's margin. Two models on one benchmark and metric use "
-        "the paired bootstrap over test items; other pairs, the two intervals as if "
+        "the interval clears the test's margin. Two models on one benchmark and metric, and "
+        "one model's two metrics of the same items (BiVLC's I2T and T2I), use the paired "
+        "bootstrap over test items; other pairs, the two intervals as if "
         "independent; a model trained with several seeds, a t interval over its per-seed "
         "differences. `p` tests a − b = 0. The paper's effect is the same difference on "
         "the paper's numbers. Each test is one-sided at "
