@@ -381,8 +381,15 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
         assert (intervals.value <= intervals.ci_high).all()
         n_models = intervals.model.nunique()
         pairs = pd.read_csv(tiny_run / f"results/uncertainty/{benchmark}_comparisons.csv")
-        assert len(pairs) == n_models * (n_models - 1) // 2 * intervals.metric.nunique()
+        models = pairs[pairs.model_a != pairs.model_b]
+        assert len(models) == n_models * (n_models - 1) // 2 * intervals.metric.nunique()
+        assert (models.metric == models.metric_b).all()
         assert pairs.p_mcnemar.between(0, 1).all() and pairs.p_bootstrap.between(0, 1).all()
+        # each model's metrics of the same items, paired too (BiVLC's I2T and T2I)
+        same = pairs[pairs.model_a == pairs.model_b]
+        assert (same.metric != same.metric_b).all()
+        if benchmark == "bivlc":
+            assert ("I2T", "T2I") in set(zip(same.metric, same.metric_b, strict=True))
     record = json.loads((tiny_run / "results/metrics/world_clip/sugarcrepe.json").read_text())
     intervals = pd.read_csv(tiny_run / "results/uncertainty/sugarcrepe.csv")
     row = intervals[(intervals.model == "world_clip") & (intervals.metric == "accuracy")]
