@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from vlcomp.models.hub import HubRef, check_snapshot, offline, snapshot_folder
+from vlcomp.models.hub import HubRef, local_pretrained, offline
 
 OPENAI = "https://openaipublic.azureedge.net/clip/models"
 # hub files open_clip reads for a tag, preferred first
@@ -82,17 +82,17 @@ def hub_ref(arch: str, tag: str, revision: str | None = None, where: str = "") -
 
 def local_weights(arch: str, tag: str, revision: str | None = None,
                   root: str = "resources") -> str | None:
-    """The local file of a tag's weights, once fetched (a hub snapshot checked against
-    ``revision``); offline, a missing file is an error naming it; online (a library user)
-    None lets open_clip download."""
+    """The local file of a tag's weights, once fetched (a hub snapshot found and checked
+    against ``revision`` by `local_pretrained`); offline, a missing file is an error naming
+    it; online (a library user) None lets open_clip download."""
     weights = tag_weights(arch, tag)
     if weights.path is not None:
         candidates = [Path(root) / weights.path]
     else:
-        folder = Path(snapshot_folder(weights.hf_hub or ""))
-        if folder.is_dir():
-            check_snapshot(folder, revision)
-        candidates = [folder / name for name in HUB_WEIGHTS]
+        folder = local_pretrained(weights.hf_hub or "", revision)
+        if folder == weights.hf_hub:  # online, nothing fetched: open_clip downloads
+            return None
+        candidates = [Path(folder) / name for name in HUB_WEIGHTS]
     for path in candidates:
         if path.is_file():
             return str(path)
