@@ -97,6 +97,9 @@ def test_published_effects_are_the_papers_numbers():
         for effect in effects:
             if (c.a.metric or "").endswith("_drop"):
                 assert round(effect + (c.b.value or 0), 1) in drops, (c.id, effect)
+            elif c.b.constant:  # against the claim's own bound (chance, humans, 75 %)
+                assert any(round(v - c.b.value, 1) == round(effect, 1) for v in values), (
+                    c.id, effect)
             else:
                 assert round(effect, 1) in pairs, (c.id, effect)
             checked += 1
@@ -304,7 +307,7 @@ def test_claim_p_values_agree_with_the_interval_verdicts():
     z = 1.959963984540054
     for test, margin, effect in (("greater", 0.0, 3.0), ("greater", 10.0, 12.0),
                                  ("not_below", 5.0, -2.5), ("not_above", 0.0, -1.0),
-                                 ("within", 10.0, 4.0)):
+                                 ("within", 10.0, 4.0), ("less", 5.0, -8.0)):
         for se in (0.5, 1.0, 2.0, 4.0):
             low, high = effect - z * se, effect + z * se
             p = claim_p_value(test, margin, effect, low, high)
@@ -385,3 +388,40 @@ def test_two_metrics_of_the_same_items_use_their_paired_interval(tmp_path):
     row = evaluate([c], numbers).iloc[0]
     assert row.method == "paired bootstrap"
     assert (row.effect, row.ci_low, row.ci_high) == (20.0, 17.5, 22.5)
+
+
+def test_less_model_less_operands_and_candidates_in_order(tmp_path):
+    """``less`` mirrors ``greater``; an operand without a model reads a table of none (BISON's
+    caption-score selection); metric and gallery candidates are tried in order."""
+    folder = tmp_path / "uncertainty"
+    write(folder, "bison_section6", [("BLEU-4", 70.0, 66.0, 74.0, 500),
+                                     ("SPICE", 78.0, 74.0, 82.0, 500)],
+          ["metric", "value", "ci_low", "ci_high", "n"])
+    write(folder, "bison", [("clip", "accuracy", 80.0, 77.0, 83.0, 500)], INTERVAL)
+    write(folder, "world_retrieval", [("clip", "t2i_r1", 30.0, 27.0, 33.0, 300)], INTERVAL)
+    write(folder, "robustness", [
+        (g, "text", "char_swap", "clip", "t2i_r1_drop", v, v - 2, v + 2)
+        for g, v in (("coco", 20.0), ("coco_fine", 5.0), ("coco_hendriksen", 12.0))],
+        ["gallery", "kind", "perturbation", "model", "metric", "value", "ci_low", "ci_high"])
+    numbers = RunNumbers(folder, {"CLIP": ["clip"]})
+    select = claim(test="not_above", benchmark="bison_section6", a={}, b={"value": 75},
+                   each={"metric": ["BLEU-4", "SPICE", "METEOR"]})
+    rows = evaluate([select], numbers).set_index("id")
+    assert rows.verdict["c[BLEU-4]"] == HOLDS and rows.verdict["c[SPICE]"] == FAILS
+    assert rows.compared["c[BLEU-4]"] == "BLEU-4 vs constant 75"
+    assert rows.verdict["c[METEOR]"] == NOT_RUN and "no METEOR on" in rows.note["c[METEOR]"]
+    # a model-less operand never reads a table of models
+    assert evaluate([claim(benchmark="bison", metric="accuracy", a={}, b={"value": 50})],
+                    numbers).verdict.iloc[0] == NOT_RUN
+    above = claim(a={"benchmark": "bison", "metric": "accuracy"},
+                  b={"benchmark": ["coco_retrieval", "world_retrieval"],
+                     "metric": ["folds t2i_r1", "t2i_r1"]}, model=["CLIP"])
+    row = evaluate([above], numbers).iloc[0]
+    assert row.effect == pytest.approx(50.0) and row.metric == "accuracy vs t2i_r1"
+    drop = claim(test="less", margin=2, source="robustness", model=["CLIP"], kind="text",
+                 metric="t2i_r1_drop", perturbation="char_swap", a={"gallery": ["coco_fine"]},
+                 b={"gallery": ["coco_hendriksen", "coco"]})
+    row = evaluate([drop], numbers).iloc[0]
+    assert row.effect == pytest.approx(5.0 - 12.0) and row.verdict == HOLDS  # Hendriksen's
+    assert row.test == "< -2"
+    assert verdict("less", 5, -9.0, -5.5) == HOLDS and verdict("less", 5, -9.0, -4.0) == FAILS

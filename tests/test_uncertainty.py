@@ -294,3 +294,27 @@ def test_a_models_metrics_of_the_same_items_are_compared_paired():
     both = with_metric_pairs(boot.comparisons(), pairs)
     assert list(both.columns[:4]) == ["model_a", "model_b", "metric", "metric_b"]
     assert len(both) == len(pairs)  # one model: no model pairs
+
+
+def test_an_alteration_is_compared_with_its_own_originals_paired():
+    """BISON's negated queries against the same items' original queries (Fig. 9): each
+    altered row carries its original's outcome ("negate original accuracy"), which counts the
+    same rows as "negate accuracy" and so is bootstrapped pairwise with it."""
+    items, scores = choice_bench(300, "t2i", ["original", "negate", "permute"], seed=5,
+                                 skill=0.6)
+    items["base_item_id"] = [f"i{k - k % 3}" for k in range(len(items))]
+    boot = bootstrap_models("bison_altered", items, {"m": scores}, benchmark="b",
+                            n_resamples=400, seed=0)
+    outcomes = {o.metric: o for o in boot.outcomes["m"]}
+    original = outcomes["original accuracy"]
+    for s in ("negate", "permute"):
+        mine = outcomes[f"{s} original accuracy"]
+        assert np.array_equal(mine.counted, outcomes[f"{s} accuracy"].counted)
+        # every third row is an original and the next two its alterations
+        assert mine.value()[0] == pytest.approx(original.value()[0])
+    pairs = boot.metric_comparisons().set_index(["metric", "metric_b"])
+    row = pairs.loc[("negate accuracy", "negate original accuracy")]
+    table = boot.table().set_index("metric")
+    assert row.difference == pytest.approx(table.value["negate accuracy"]
+                                           - table.value["negate original accuracy"])
+    assert row.ci_low <= row.difference <= row.ci_high

@@ -190,12 +190,18 @@ def headline_outcomes(kind: str, merged: pd.DataFrame,
             Outcome(f"{t} accuracy", correct, templates == t) for t in sorted(set(templates))]
     if kind == "bison_altered":  # and BISON Fig. 9: % of predictions an alteration changed
         predictions = pd.Series(t2i_predictions(merged), index=merged["item_id"].to_numpy())
-        base = predictions[merged["base_item_id"].to_numpy()].to_numpy()
+        base_ids = merged["base_item_id"].to_numpy()
+        base = predictions[base_ids].to_numpy()
         changed = (predictions.to_numpy() != base).astype(np.float64)
+        # each altered item's original, on the altered item's row: "{s} original accuracy"
+        # counts the same items as "{s} accuracy", so the two are compared pairwise
+        base_correct = pd.Series(correct, index=merged["item_id"].to_numpy())[base_ids]
         names = sorted(set(subsets))
+        altered = [s for s in names if s != "original"]
         return ([Outcome(f"{s} accuracy", correct, subsets == s) for s in names]
-                + [Outcome(f"{s} changed_prediction", changed, subsets == s)
-                   for s in names if s != "original"])
+                + [Outcome(f"{s} changed_prediction", changed, subsets == s) for s in altered]
+                + [Outcome(f"{s} original accuracy", base_correct.to_numpy(), subsets == s)
+                   for s in altered])
     raise ValueError(f"no uncertainty for metric kind {kind!r}")
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import glob
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -34,7 +35,7 @@ import yaml
 
 from vlcomp.report.multiplicity import claim_p_value, holm, one_sided_level
 
-TESTS = ("greater", "within", "not_below", "not_above")
+TESTS = ("greater", "less", "within", "not_below", "not_above")
 SOURCES = ("uncertainty", "detectors", "robustness", "alpha")
 OPERAND_KEYS = ("source", "benchmark", "model", "metric", "gallery", "kind", "perturbation",
                 "value", "label")
@@ -60,7 +61,7 @@ class Operand:
     source: str = "uncertainty"
     benchmark: tuple[str, ...] = ()
     model: tuple[str, ...] = ()
-    metric: str | None = None
+    metric: str | tuple[str, ...] | None = None  # a tuple: candidates in order
     gallery: tuple[str, ...] = ()
     kind: str | None = None
     perturbation: str | None = None
@@ -77,6 +78,8 @@ class Operand:
         for key in ("benchmark", "model", "gallery"):
             if key in values:
                 values[key] = tuple(_as_list(values[key]))
+        if isinstance(values.get("metric"), list):
+            values["metric"] = tuple(values["metric"])
         if values.get("source", "uncertainty") not in SOURCES:
             raise ValueError(f"{where}: source must be one of {SOURCES}, not "
                              f"{values['source']!r}")
@@ -203,8 +206,10 @@ class RunNumbers:
                       if fnmatch.fnmatchcase(lab, pattern) and lab not in found]
         return found
 
-    def rows(self, op: Operand, benchmark: str, model: str) -> pd.DataFrame | None:
-        """The operand's rows for one model id on one benchmark (None: no such file)."""
+    def rows(self, op: Operand, benchmark: str, model: str, metric: str | None = None
+             ) -> pd.DataFrame | None:
+        """The operand's rows for one model id on one benchmark (None: no such file), of
+        ``metric`` (default: the operand's)."""
         if op.source == "alpha":
             frame = self.table(f"alpha/{model}/{benchmark}")
         elif op.source == "detectors":
@@ -214,7 +219,10 @@ class RunNumbers:
         elif op.source == "robustness":
             frame = self.table("robustness")
             if frame is not None:
-                keep = frame.gallery.isin(op.gallery) if op.gallery else True
+                # galleries are candidates in order: the first the run has
+                present = [g for g in op.gallery if (frame.gallery == g).any()]
+                keep = (frame.gallery == present[0]) if present else \
+                    (frame.gallery.isin(op.gallery) if op.gallery else True)
                 if op.kind:
                     keep = keep & (frame.kind == op.kind)
                 if op.perturbation:
@@ -224,9 +232,11 @@ class RunNumbers:
             frame = self.table(benchmark)
         if frame is None:
             return None
-        if "model" in frame:
+        if "model" in frame:  # a model-less operand reads only a table of none
+            if not model:
+                return None
             frame = frame[frame.model == model]
-        return frame[frame.metric == op.metric]
+        return frame[frame.metric == (metric or op.metric)]
 
     def has(self, op: Operand) -> bool:
         """Whether the run has a number for ``op`` (a constant always)."""
@@ -248,14 +258,15 @@ class RunNumbers:
         benchmarks = self.benchmarks(op)
         if not benchmarks:
             raise NotRun("no benchmark named")
-        labels = self.labels(op.model)
+        labels = self.labels(op.model) if op.model else [""]
         if not labels:
             raise NotRun(f"no model labelled {' or '.join(op.model)}")
-        for benchmark in benchmarks:
+        metrics = op.metric if isinstance(op.metric, tuple) else (op.metric,)
+        for benchmark, metric in itertools.product(benchmarks, metrics):
             for label in labels:
                 values, members = [], []
-                for model in self.groups[label]:
-                    rows = self.rows(op, benchmark, model)
+                for model in self.groups[label] if label else [""]:
+                    rows = self.rows(op, benchmark, model, metric)
                     if rows is None or rows.empty:
                         continue
                     if len(rows) > 1:
@@ -266,10 +277,11 @@ class RunNumbers:
                     values.append((float(row.value), float(row.ci_low), float(row.ci_high)))
                     members.append(model)
                 if values:
-                    return Reading(benchmark, label, op.metric or "", tuple(members),
+                    return Reading(benchmark, label, metric or "", tuple(members),
                                    tuple(values))
         where = op.source if op.source != "uncertainty" else "uncertainty tables"
-        raise NotRun(f"no {op.metric} of {' or '.join(op.model)} on "
+        of = f" of {' or '.join(op.model)}" if op.model else ""
+        raise NotRun(f"no {' or '.join(m for m in metrics if m)}{of} on "
                      f"{' or '.join(benchmarks)} ({where})")
 
     def paired(self, op_a: Operand, a: str, b: str, benchmark: str,
@@ -344,6 +356,7 @@ def _seed_pairs(n_a: int, n_b: int) -> list[tuple[int, int]]:
 def verdict(test: str, margin: float, low: float, high: float) -> str:
     """Whether the interval [low, high] of a - b supports the claim."""
     ok = {"greater": low > margin,
+          "less": high < -margin,
           "within": low >= -margin and high <= margin,
           "not_below": low >= -margin,
           "not_above": high <= margin}[test]
@@ -353,8 +366,8 @@ def verdict(test: str, margin: float, low: float, high: float) -> str:
 def describe_test(test: str, margin: float) -> str:
     """The claim's test in symbols (``a - b > 0``, ``|a - b| <= 10``...)."""
     m = f"{margin:g}"
-    return {"greater": f"> {m}", "within": f"within ±{m}", "not_below": f">= -{m}",
-            "not_above": f"<= {m}"}[test]
+    return {"greater": f"> {m}", "less": f"< -{m}", "within": f"within ±{m}",
+            "not_below": f">= -{m}", "not_above": f"<= {m}"}[test]
 
 
 def expand(claim: Claim, numbers: RunNumbers) -> list[Claim]:
@@ -428,10 +441,11 @@ def evaluate_claim(claim: Claim, numbers: RunNumbers, confidence: float) -> dict
         method = "paired bootstrap" if paired or same_items else "unpaired (normal approx.)"
         for i, j in _seed_pairs(len(a.values), len(b.values)):
             found = None
+            read_a = replace(claim.a, metric=a.metric)  # the candidate metric read
             if paired:
-                found = numbers.paired(claim.a, a.members[i], b.members[j], a.benchmark)
+                found = numbers.paired(read_a, a.members[i], b.members[j], a.benchmark)
             elif same_items:
-                found = numbers.paired(claim.a, a.members[i], b.members[j], a.benchmark,
+                found = numbers.paired(read_a, a.members[i], b.members[j], a.benchmark,
                                        b.metric)
             if (paired or same_items) and found is None:
                 method = "unpaired (normal approx.)"
@@ -473,7 +487,7 @@ def _joined(a: str, b: str | None) -> str:
 def _compared(claim: Claim, a: Reading, b: Reading | None) -> str:
     """``NegCLIP vs CLIP-FT``, ``CLIP: I2T vs T2I``, ``CLIP vs chance 50``..."""
     if b is None:
-        return f"{a.label} vs {claim.b.label or 'constant'} {claim.b.value:g}"
+        return f"{a.label or a.metric} vs {claim.b.label or 'constant'} {claim.b.value:g}"
     if a.label != b.label:
         return f"{a.label} vs {b.label}"
     if claim.b.source == "detectors" != claim.a.source:

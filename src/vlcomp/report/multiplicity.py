@@ -21,7 +21,8 @@ import numpy as np
 
 def claim_p_value(test: str, margin: float, effect: float, low: float, high: float,
                   confidence: float = 0.95, df: int | None = None) -> float:
-    """The one-sided p-value of a claim's test (``greater``: a - b > margin; ``not_below``:
+    """The one-sided p-value of a claim's test (``greater``: a - b > margin; ``less``:
+    a - b < -margin; ``not_below``:
     a - b >= -margin; ``not_above``: a - b <= margin; ``within``: |a - b| <= margin, the
     larger of its two one-sided tests) from the effect and its interval; NaN without one."""
     from scipy import stats
@@ -43,6 +44,8 @@ def claim_p_value(test: str, margin: float, effect: float, low: float, high: flo
 
     if test == "greater":
         return above(margin)
+    if test == "less":
+        return below(-margin)
     if test == "not_below":
         return above(-margin)
     if test == "not_above":
