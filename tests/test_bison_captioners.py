@@ -11,7 +11,9 @@ from vlcomp.metrics.captioning import caption_metrics
 from vlcomp.report.bison_captioners import (
     ACCURACY,
     EMPTY_STAND_IN,
+    HUMAN,
     captioner_table,
+    human_captions,
     reference_captions,
     score_captions,
     table_notes,
@@ -107,3 +109,25 @@ def test_notes_name_the_settings_unavailable_metrics_and_empty_captions():
     assert "25010 reference captions" in notes[0]
     assert notes[1:] == ["SPICE: unavailable: no CoreNLP", "ours: 3 empty caption(s), scored "
                          "as empty"]
+
+
+def test_the_human_row_scores_one_reference_against_the_others():
+    refs = reference_captions(COCO, IMAGES)
+    human_refs, candidates = human_captions(refs)
+    assert candidates == {"COCO_val2014_000000000073": "Two people riding bikes down a street.",
+                          "COCO_val2014_000000000042": "A dog lying on a red mat."}
+    assert human_refs["COCO_val2014_000000000073"] == list(COCO.text[3:5])
+    assert human_refs["COCO_val2014_000000000042"] == [COCO.text[1]]
+    with pytest.raises(ValueError, match="no image has two reference captions"):
+        human_captions({"x": ["only one"]})
+    metrics = ["BLEU-4", "CIDEr-D"]
+    human = caption_metrics(human_refs, candidates, metrics=metrics, tokenizer="simple")
+    table = captioner_table({"base": {"BLEU-4": 39.0, "CIDEr-D": 130.0}}, {"base": 85.5},
+                            metrics, {"BLIP (base)": ["base"]}, human=human["overall"])
+    assert list(table.index) == ["BLIP (base)", HUMAN]
+    assert table.loc[HUMAN, "BLEU-4"] == pytest.approx(human["overall"]["BLEU-4"])
+    assert math.isnan(table.loc[HUMAN, ACCURACY])  # 100 % by construction, not measured
+    notes = table_notes({}, dataset="coco", n_images=2, n_references=5,
+                        decoding={"beams": 3, "max_length": 20, "min_length": 5},
+                        human_images=2)
+    assert any(n.startswith("Human: the first reference caption of each of 2") for n in notes)

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
+from vlcomp.metrics.captioning import caption_metrics
 from vlcomp.report.bison_captioners import (
     captioner_table,
+    human_captions,
     reference_captions,
     score_captions,
     table_notes,
@@ -29,13 +31,20 @@ with job_log(snakemake.log[0]) as log:
     for path in inp.bison:
         record = json.loads(Path(path).read_text())
         accuracy[record["model"]] = record["overall"]["accuracy"]
+    # BISON's Human row: one reference per image against the others
+    human_refs, human_candidates = human_captions(references)
+    human = caption_metrics(human_refs, human_candidates, metrics=p.metrics,
+                            tokenizer=p.tokenizer, on_unavailable="record",
+                            spice_dir=inp.get("spice") or None)
+    log.info("Human (%d images): %s", len(human_candidates), human["overall"])
     table = captioner_table({m: r["overall"] for m, r in results.items()}, accuracy, p.metrics,
-                            p.groups)
+                            p.groups, human=human["overall"])
     decoding = dict(p.decoding)
     notes = table_notes(results, dataset=p.dataset, n_images=len(images),
-                        n_references=n_references, decoding=decoding)
+                        n_references=n_references, decoding=decoding,
+                        human_images=len(human_candidates))
     write_json({"dataset": p.dataset, "n_images": len(images), "n_references": n_references,
                 "decoding": decoding, "metrics": list(p.metrics), "captioners": results,
-                "bison_accuracy": accuracy}, out.json)
+                "human": human, "bison_accuracy": accuracy}, out.json)
     write_table(table, Path(out.csv).with_suffix(""), notes=notes)
     log.info("\n%s%s", table, "".join(f"\n{n}" for n in notes))

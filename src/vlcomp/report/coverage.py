@@ -235,6 +235,36 @@ def _bivlc_table4(run: Run) -> TableCells:
     return table
 
 
+def _bivlc_table1(run: Run) -> TableCells:
+    """BiVLC Table 1: retrieval examples per category of SugarCrepe, BiVLC and Winoground."""
+    from vlcomp.benchmarks.bivlc import category_columns
+
+    table = TableCells()
+    if "bivlc" in run.benchmarks:
+        rows = [BIVLC_TABLE1_ROWS["SugarCrepe"], BIVLC_TABLE1_ROWS["BiVLC"]]
+        if "winoground" in run.benchmarks:  # and its SWAP REL column (Winoground's tag)
+            rows.append(_winoground_row(run.config))
+            table.add(rows[-1:], ["SWAP REL"])
+        table.add(rows, [*category_columns(), "Total"])
+    return table
+
+
+def _bivlc_table5(run: Run) -> TableCells:
+    """BiVLC Table 5: TROHN-Text's instances per category (generated here: every category;
+    the hub's release carries none, so only its total) of the first TROHN-Text run."""
+    from vlcomp.benchmarks.bivlc_counts import INSTANCES_ROW, TABLE5_COLUMNS
+    from vlcomp.config import expand_runs, released_rows
+
+    table = TableCells()
+    for run_spec in expand_runs(dict(run.config)).values():
+        if run_spec.get("objective") != "trohn_text":
+            continue
+        released = released_rows(run.config, run_spec) == "trohn_text"
+        table.add([INSTANCES_ROW], TABLE5_COLUMNS[-1:] if released else TABLE5_COLUMNS)
+        break
+    return table
+
+
 def _sugarcrepe(run: Run) -> TableCells:
     from vlcomp.report.tables import SUGARCREPE_COLUMNS
 
@@ -253,6 +283,26 @@ def _bison(run: Run) -> TableCells:
         folded = folded_retrieval(run.config)
         if folded:  # COCO-1K beside the accuracy (BISON Tables 3 / 7)
             _with_std(run, table, folded, COCO_1K_COLUMNS.values())
+    return table
+
+
+def _bison_table4(run: Run) -> TableCells:
+    """BISON Tables 4 / 6 on the configured BLIP captioners: caption metrics and BISON
+    accuracy, and the Human row's caption metrics (one reference against the others)."""
+    from vlcomp.report.bison_captioners import ACCURACY, HUMAN
+
+    table = TableCells()
+    spec = run.config["benchmarks"].get("bison", {}).get("captioning")
+    captioners = [label for label, members in run.groups.items()
+                  if run.models[members[0]]["family"] == "hf_blip_lm"]
+    if "bison" not in run.benchmarks or not spec or not captioners:
+        return table
+    metrics = list(spec.get("metrics", ["BLEU-4", "CIDEr-D", "SPICE", "METEOR"]))
+    plain = [m for m in metrics if m != "SPICE"]
+    table.add(captioners, [*plain, ACCURACY])
+    table.add([HUMAN], plain)
+    # SPICE runs where Stanford CoreNLP's jars are installed
+    table.add([*captioners, HUMAN], [m for m in metrics if m == "SPICE"], data=True)
     return table
 
 
@@ -421,11 +471,14 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
         "aro/table6": _aro_table6(run),
         "robustness/aro_table3": _robustness(run, ARO_TEXT_STRATEGIES, "text"),
         "robustness/aro_table4": _robustness(run, ARO_IMAGE_STRATEGIES, "image"),
+        "bivlc/table1": _bivlc_table1(run),
         "bivlc/table2": _bivlc(run, BIVLC_MAIN, random_row=True),
         "bivlc/table3": _bivlc(run, (*BIVLC_MAIN, *BIVLC_DIRECTIONAL)),
         "bivlc/table4": _bivlc_table4(run),
+        "bivlc/table5": _bivlc_table5(run),
         "bivlc/table6": _bivlc(run, types, sugarcrepe=False),
         "bison/bison": _bison(run),
+        "bison/table4": _bison_table4(run),
         "bison/section6": _bison_section6(run),
         "sugarcrepe/sugarcrepe": _sugarcrepe(run),
         "visualgptscore/table1": _vgs_table1(run),
@@ -442,6 +495,10 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
 ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
 # published rows that name PMI: (paper, row) -> (model row, suffix)
 PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
+# BiVLC Table 1's published rows -> the rows of our counts that reproduce them (Winoground's:
+# `_winoground_row`)
+BIVLC_TABLE1_ROWS = {"SugarCrepe": "SugarCrepe-style (I2T examples)",
+                     "BiVLC": "BiVLC-style (I2T + T2I examples)"}
 # VisualGPTScore Table 2a's text-only LM rows, by the part of a model id that names them
 LLM_ROWS = {"opt": "OPT", "bart": "BART", "flan-t5": "FLAN-T5"}
 
@@ -469,6 +526,8 @@ def row_counterparts(config: Mapping[str, Any], paper: str, row: str) -> list[st
     ``OPT``) the ``P_LLM(t) {label}`` rows of the configured LMs whose model id names it."""
     from vlcomp.report.visualgptscore import llm_row
 
+    if paper == "bivlc" and row in (*BIVLC_TABLE1_ROWS, "Winoground"):  # Table 1's counts
+        return [BIVLC_TABLE1_ROWS.get(row) or _winoground_row(config)]
     models = expand_models(dict(config))
     prefix, _, name = row.rpartition(" / ")
     suffix = next((s for s in ROW_SUFFIXES if name.endswith(s)), "")
@@ -481,6 +540,14 @@ def row_counterparts(config: Mapping[str, Any], paper: str, row: str) -> list[st
         base, suffix = PRIOR_ROWS[(paper, name)]
     labels = _model_rows(models, paper, base)
     return [f"{prefix} / {lb}{suffix}" if prefix else f"{lb}{suffix}" for lb in labels]
+
+
+def _winoground_row(config: Mapping[str, Any]) -> str:
+    """BiVLC Table 1's Winoground row as `vlcomp.benchmarks.bivlc_table1.with_winoground`
+    names it (the world's Winoground-style set, or the release)."""
+    from vlcomp.report.labels import vgs_names
+
+    return f"{vgs_names(config).get('winoground', 'Winoground')} (I2T + T2I examples)"
 
 
 def published_counterparts(config: Mapping[str, Any], paper: str,
