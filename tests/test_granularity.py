@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import spacy
@@ -16,6 +17,7 @@ from vlcomp.text.granularity import (
     caption_features,
     count_words,
     doc_features,
+    granularity_intervals,
     granularity_summary,
     noun_depth,
 )
@@ -232,3 +234,29 @@ def test_granularity_summary_names_missing_columns() -> None:
         granularity_summary(pd.DataFrame({"n_chars": [1]}).assign(
             adjectives_per_noun=1.0, complements_per_noun=0.0, n_words=1,
             semantic_diversity=1.0, n_nouns=1, n_nouns_in_wordnet=1))
+
+
+def test_granularity_intervals_hold_the_summary_means() -> None:
+    """Each feature's mean over the captions it is defined for, with a bootstrap interval
+    over captions around it; the same seed gives the same interval."""
+    rng = np.random.default_rng(0)
+    n = 200
+    f = pd.DataFrame({name: rng.normal(5, 1, n) for name in FEATURES})
+    f.loc[:19, "concept_depth"] = math.nan  # no noun in WordNet
+    f["n_nouns"], f["n_nouns_in_wordnet"], f["text"] = 1, 1, "x"
+    table = granularity_intervals(f, gallery="coco_fine", n_resamples=300, seed=0)
+    assert list(table.columns) == ["gallery", "metric", "value", "ci_low", "ci_high", "n"]
+    assert set(table.gallery) == {"coco_fine"} and list(table.metric) == list(FEATURES)
+    rows = table.set_index("metric")
+    summary = granularity_summary(f)
+    for name in FEATURES:
+        assert rows.value[name] == pytest.approx(summary[name], abs=1e-4)
+        assert rows.ci_low[name] < rows.value[name] < rows.ci_high[name]
+        # about 1.96 standard errors of a mean of unit-variance values each side
+        assert rows.ci_high[name] - rows.ci_low[name] == pytest.approx(
+            2 * 1.96 / math.sqrt(rows.n[name]), rel=0.3)
+    assert rows.n["concept_depth"] == n - 20 and rows.n["n_words"] == n
+    again = granularity_intervals(f, gallery="coco_fine", n_resamples=300, seed=0)
+    pd.testing.assert_frame_equal(table, again)
+    with pytest.raises(KeyError, match="lacks columns"):
+        granularity_intervals(f.drop(columns="n_words"), gallery="g")

@@ -151,14 +151,22 @@ def test_bison_tables_4_and_6_on_the_world_captioner(tiny_run):
     assert captions.image_id.tolist() == test.image_id.tolist() and len(captions) == 80
     assert not captions.caption.str.startswith("a picture of").any()
     table = pd.read_csv(tiny_run / "results/tables/bison/table4.csv", index_col="model")
-    assert list(table.index) == ["VisualGPTScore"]
+    assert list(table.index) == ["VisualGPTScore", "Human"]  # BISON's Human row, measured
     assert list(table.columns) == ["BLEU-4", "CIDEr-D", "SPICE", "METEOR", "Accuracy"]
+    assert pd.isna(table.loc["Human", "Accuracy"])  # 100 % by construction, not measured
+    beside = pd.read_csv(tiny_run / "results/tables/bison/table4_vs_published.csv",
+                         index_col=["row", "column"])
+    # the world captioner faces UpDown (XE) (published_as), the Human row BISON's Human
+    assert beside.loc[("UpDown (XE)", "CIDEr-D"), "ours"] == "VisualGPTScore"
+    assert beside.loc[("Human", "BLEU-4"), "reproduced"] == pytest.approx(
+        table.loc["Human", "BLEU-4"])
     bison = json.loads((tiny_run / "results/metrics/world_captioner/bison.json").read_text())
     assert table.loc["VisualGPTScore", "Accuracy"] == pytest.approx(
         bison["overall"]["accuracy"], abs=1e-4)
     record = json.loads((tiny_run / "results/metrics/bison_table4.json").read_text())
     scores = record["captioners"]["world_captioner"]
     assert scores["n_items"] == 80 and record["n_references"] == 400  # 5 captions per image
+    assert record["human"]["n_items"] == 80  # one reference each, against the other four
     for metric, value in scores["overall"].items():
         if value is None:  # e.g. SPICE without Stanford CoreNLP: said under the table
             assert metric in scores["unavailable"]
@@ -423,6 +431,19 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     assert run.claim_p.notna().all() and (run.claim_p_holm >= run.claim_p).all()
     assert not ((run.verdict_holm == HOLDS) & (run.verdict != HOLDS)).any()
     assert "After Holm's adjustment across the" in summary
+    # BISON's negated queries against the same items' originals: the paired bootstrap
+    negation = findings[findings.id == "bison.negation"].iloc[0]
+    assert negation.method == "paired bootstrap" and negation.verdict != NOT_RUN
+    # Hendriksen's granularity features, FG captions against the standard ones, per caption
+    features = findings[findings.id.str.startswith("hendriksen.fine_grained_higher_features")]
+    assert len(features) == 6 and (features.verdict != NOT_RUN).all()
+    assert set(features.compared) == {"coco_fine vs coco"}
+    granularity = pd.read_csv(tiny_run / "results/uncertainty/granularity.csv")
+    assert {"coco", "coco_fine"} <= set(granularity.gallery)
+    assert (granularity.ci_low <= granularity.value).all()
+    # a claim of models this world does not have says so (BiVLC's CLIP_COCO is not CLIP-FT)
+    coco = findings[findings.id == "bivlc.coco_best_on_bivlc"].iloc[0]
+    assert coco.verdict == NOT_RUN and "CLIP_COCO" in coco.note
     front = (tiny_run / "results/report_front.rst").read_text()
     assert front.count("   * - ") == len(findings) + 1 and "{% raw %}" in front
     table6 = pd.read_csv(tiny_run / "results/tables/aro/table6_vs_published.csv")

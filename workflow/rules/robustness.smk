@@ -210,6 +210,7 @@ rule granularity_statistics:
             category="Robustness",
         ),
         md="results/tables/robustness/granularity_statistics.md",
+        intervals="results/uncertainty/granularity.csv",
     log:
         "logs/report/granularity_statistics.log",
     benchmark:
@@ -223,6 +224,10 @@ rule granularity_statistics:
     params:
         galleries=list(ROBUSTNESS.get("galleries", {})),
         spacy_model=config["nlp"]["spacy_model"],
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
     script:
         "../scripts/granularity_statistics.py"
 

@@ -50,6 +50,7 @@ rule findings:
             [
                 "results/uncertainty/robustness.csv",
                 "results/uncertainty/robustness_comparisons.csv",
+                "results/uncertainty/granularity.csv",
             ]
             if "robustness" in BENCHMARKS
             else []

@@ -465,11 +465,13 @@ def seed_spread(table: pd.DataFrame, groups: Mapping[str, Sequence[str]],
 
 def ratio_intervals(ratios: Mapping[str, tuple[np.ndarray, np.ndarray]], n_items: int, *,
                     benchmark: str, n_resamples: int = 1000, seed: int = 0,
-                    confidence: float = 0.95, method: str = "percentile") -> pd.DataFrame:
-    """Rates ``100 Σ a / Σ b`` of per-item numerators and denominators (a kept rate, a
-    precision, a recall), each with its bootstrap CI over the ``n_items`` items (the same
-    resamples for every rate; BCa from the exact leave-one-out rates). Rows: metric,
-    value, ci_low, ci_high, n (items in the denominator)."""
+                    confidence: float = 0.95, method: str = "percentile",
+                    scale: float = 100.0) -> pd.DataFrame:
+    """Rates ``scale Σ a / Σ b`` of per-item numerators and denominators (a kept rate, a
+    precision, a recall in percent; ``scale`` 1: a mean over the items with ``b`` = 1), each
+    with its bootstrap CI over the ``n_items`` items (the same resamples for every rate; BCa
+    from the exact leave-one-out rates). Rows: metric, value, ci_low, ci_high, n (items in
+    the denominator)."""
     chunks = resample_weights(n_items, n_resamples, bootstrap_rng(benchmark, seed))
     intervals = Bootstrap({}, {}, confidence, method)
     rows = []
@@ -479,10 +481,10 @@ def ratio_intervals(ratios: Mapping[str, tuple[np.ndarray, np.ndarray]], n_items
             raise ValueError(f"{name}: {a.shape} numerators and {b.shape} denominators for "
                              f"{n_items} items")
         with np.errstate(invalid="ignore", divide="ignore"):
-            value = 100 * a.sum() / b.sum() if b.sum() else float("nan")
-            draws = np.concatenate([100 * (w @ a) / (w @ b) for w in chunks])
+            value = scale * a.sum() / b.sum() if b.sum() else float("nan")
+            draws = np.concatenate([scale * (w @ a) / (w @ b) for w in chunks])
             low, high = intervals.interval(
-                draws, value, lambda a=a, b=b: 100 * (a.sum() - a) / (b.sum() - b))
+                draws, value, lambda a=a, b=b: scale * (a.sum() - a) / (b.sum() - b))
         rows.append({"metric": name, "value": float(value), "ci_low": low, "ci_high": high,
                      "n": int(np.count_nonzero(b))})
     return pd.DataFrame(rows, columns=["metric", "value", "ci_low", "ci_high", "n"])

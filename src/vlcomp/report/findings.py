@@ -36,7 +36,7 @@ import yaml
 from vlcomp.report.multiplicity import claim_p_value, holm, one_sided_level
 
 TESTS = ("greater", "less", "within", "not_below", "not_above")
-SOURCES = ("uncertainty", "detectors", "robustness", "alpha")
+SOURCES = ("uncertainty", "detectors", "robustness", "alpha", "granularity")
 OPERAND_KEYS = ("source", "benchmark", "model", "metric", "gallery", "kind", "perturbation",
                 "value", "label")
 CLAIM_KEYS = {"id", "paper", "where", "claim", "quote", "test", "margin", "a", "b", "each",
@@ -178,6 +178,7 @@ class Reading:
     metric: str
     members: tuple[str, ...]
     values: tuple[tuple[float, float, float], ...]
+    gallery: str = ""  # a robustness or granularity row's gallery
 
 
 class RunNumbers:
@@ -216,8 +217,8 @@ class RunNumbers:
             frame = self.table("detectors")
             if frame is not None and "benchmark" in frame:
                 frame = frame[frame.benchmark == benchmark]
-        elif op.source == "robustness":
-            frame = self.table("robustness")
+        elif op.source in ("robustness", "granularity"):
+            frame = self.table(op.source)
             if frame is not None:
                 # galleries are candidates in order: the first the run has
                 present = [g for g in op.gallery if (frame.gallery == g).any()]
@@ -249,8 +250,11 @@ class RunNumbers:
         return True
 
     def benchmarks(self, op: Operand) -> list[str]:
-        """The operand's candidate benchmarks (a robustness condition: ``robustness``)."""
-        return list(op.benchmark) or (["robustness"] if op.source == "robustness" else [])
+        """The operand's candidate benchmarks (a robustness condition: ``robustness``; a
+        caption set's granularity: ``granularity``)."""
+        if op.benchmark:
+            return list(op.benchmark)
+        return [op.source] if op.source in ("robustness", "granularity") else []
 
     def read(self, op: Operand) -> Reading:
         """The first candidate benchmark and label with a number for ``op`` (NotRun with
@@ -276,9 +280,10 @@ class RunNumbers:
                     row = rows.iloc[0]
                     values.append((float(row.value), float(row.ci_low), float(row.ci_high)))
                     members.append(model)
+                    gallery = str(row.get("gallery", ""))
                 if values:
                     return Reading(benchmark, label, metric or "", tuple(members),
-                                   tuple(values))
+                                   tuple(values), gallery)
         where = op.source if op.source != "uncertainty" else "uncertainty tables"
         of = f" of {' or '.join(op.model)}" if op.model else ""
         raise NotRun(f"no {' or '.join(m for m in metrics if m)}{of} on "
@@ -494,15 +499,18 @@ def _compared(claim: Claim, a: Reading, b: Reading | None) -> str:
         return f"{a.label} vs its detector ({a.label}/Det)"
     if claim.a.perturbation != claim.b.perturbation:
         return f"{a.label}: {claim.a.perturbation} vs {claim.b.perturbation}"
+    if a.gallery != b.gallery:
+        return f"{a.label}: {a.gallery} vs {b.gallery}" if a.label else \
+            f"{a.gallery} vs {b.gallery}"
     return f"{a.label}: {a.metric} vs {b.metric}"
 
 
 def _benchmark_text(op: Operand, reading: Reading) -> str:
     """The benchmark, and a robustness condition's gallery and perturbation."""
-    if op.source != "robustness":
+    if op.source not in ("robustness", "granularity"):
         return reading.benchmark
-    return " / ".join(x for x in (reading.benchmark, ",".join(op.gallery), op.perturbation)
-                      if x)
+    return " / ".join(x for x in (reading.benchmark, reading.gallery or ",".join(op.gallery),
+                                  op.perturbation) if x)
 
 
 def evaluate(claims: Sequence[Claim], numbers: RunNumbers,

@@ -45,6 +45,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from vlcomp.text.order import ADJ_TAGS, NOUN_TAGS
@@ -235,3 +236,26 @@ def granularity_summary(features: pd.DataFrame) -> dict[str, float]:
     out["n_captions_with_nouns"] = int((features["n_nouns"] > 0).sum())
     out["n_captions_in_wordnet"] = int((features["n_nouns_in_wordnet"] > 0).sum())
     return out
+
+
+def granularity_intervals(features: pd.DataFrame, *, gallery: str, n_resamples: int = 1000,
+                          seed: int = 0, confidence: float = 0.95, method: str = "percentile"
+                          ) -> pd.DataFrame:
+    """Each of the ``FEATURES``' dataset mean (`granularity_summary`'s, unrounded) with its
+    bootstrap CI over the captions (a NaN caption left out, as in the mean). Rows: gallery,
+    metric (the feature), value, ci_low, ci_high, n (captions it is defined for)."""
+    from vlcomp.metrics.uncertainty import ratio_intervals
+
+    missing = [c for c in FEATURES if c not in features]
+    if missing:
+        raise KeyError(f"granularity features frame lacks columns {missing}")
+    ratios = {}
+    for name in FEATURES:
+        values = features[name].astype(float).to_numpy()
+        defined = np.isfinite(values)
+        ratios[name] = (np.where(defined, values, 0.0), defined.astype(np.float64))
+    table = ratio_intervals(ratios, len(features), benchmark=f"granularity_{gallery}",
+                            n_resamples=n_resamples, seed=seed, confidence=confidence,
+                            method=method, scale=1.0)
+    table.insert(0, "gallery", gallery)
+    return table
