@@ -157,9 +157,9 @@ def test_bison_tables_4_and_6_on_the_world_captioner(tiny_run):
     beside = pd.read_csv(tiny_run / "results/tables/bison/table4_vs_published.csv",
                          index_col=["row", "column"])
     # the world captioner faces UpDown (XE) (published_as), the Human row BISON's Human
-    assert beside.loc[("UpDown (XE)", "CIDEr-D"), "ours"] == "VisualGPTScore"
-    assert beside.loc[("Human", "BLEU-4"), "reproduced"] == pytest.approx(
-        table.loc["Human", "BLEU-4"])
+    assert beside.loc[("UpDown (XE)", "CIDEr-D"), "ours"].tolist() == ["VisualGPTScore"]
+    human = beside.loc[("Human", "BLEU-4"), "reproduced"].tolist()  # Tables 4 and 6
+    assert human == pytest.approx([table.loc["Human", "BLEU-4"]] * 2)
     bison = json.loads((tiny_run / "results/metrics/world_captioner/bison.json").read_text())
     assert table.loc["VisualGPTScore", "Accuracy"] == pytest.approx(
         bison["overall"]["accuracy"], abs=1e-4)
