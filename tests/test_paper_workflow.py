@@ -76,7 +76,7 @@ PAPER_JOBS = {
     "generate_captions": 3, "table_bison_captioners": 1,
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
     # every reproduced table with published numbers, VisualGPTScore's appendix included
-    "table_winoground": 1, "table_vs_published": 18,
+    "table_winoground": 1, "table_vs_published": 21,
     # VisualGPTScore: 5 captioners (3 BLIP, 2 BLIP-2) x 13 image->text benchmarks; Tables 1,
     # 2 and 4
     "alpha_curve": 65, "table_visualgptscore": 1,
@@ -245,6 +245,16 @@ def test_real_formats_run_end_to_end(real_run):
     assert negclip.verdict == NOT_RUN and "no model labelled CLIP-FT" in negclip.note
     assert (work / "results/findings.md").read_text().startswith("# Findings")
     assert "difference" in pd.read_csv(work / "results/tables/aro/aro_vs_published.csv")
+    # BISON section 6's caption-score selection (a table of no model) and BISON above its
+    # COCO-1K R@1 (the folds' metric, the first candidate) run on the released formats
+    selection = findings[findings.id.str.startswith("bison.caption_scores_select_wrongly")]
+    assert (selection[selection.id.str.contains("CIDEr-D")].verdict != NOT_RUN).all()
+    above = findings[findings.id.str.startswith("bison.above_r1")]
+    assert len(above) and (above.metric == "accuracy vs folds t2i_r1").all()
+    # BISON Tables 4 / 6 beside their published numbers: the Human row measured here
+    captioning = pd.read_csv(work / "results/tables/bison/table4_vs_published.csv")
+    human = captioning[(captioning.row == "Human") & (captioning.column == "BLEU-4")]
+    assert len(human) == 2 and human.reproduced.notna().all()  # Tables 4 and 6
     # in 2 segments (tests/paper_run.py): the second continued from the first's state
     assert "segment 2 of 2, continuing from results/checkpoints/negclip_coco/segments/" \
         "0-of-2.pt" in log
@@ -283,7 +293,7 @@ def test_real_formats_run_end_to_end(real_run):
     captions = pd.read_parquet(work / "results/captions/blip_lm/coco_test.parquet")
     assert len(captions) == 12 and list(captions.columns) == ["image_id", "caption"]
     captioners = pd.read_csv(work / "results/tables/bison/table4.csv", index_col="model")
-    assert list(captioners.index) == ["BLIP P(t|i)"]
+    assert list(captioners.index) == ["BLIP P(t|i)", "Human"]  # one reference vs the rest
     assert list(captioners.columns) == ["BLEU-4", "CIDEr-D", "SPICE", "METEOR", "Accuracy"]
     # BLIP-2 scores pairs without embeddings: no retrieval, and its captioner no galleries
     assert not (work / "results/metrics/blip2_itm/coco_retrieval.json").exists()

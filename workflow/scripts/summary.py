@@ -8,7 +8,7 @@ import pandas as pd
 from vlcomp.jobs import job_log
 from vlcomp.report.findings import RunNumbers, difference, markdown_findings, read_findings
 from vlcomp.report.intervals import load_cell_intervals
-from vlcomp.report.summary import headline_table, published_rows, write_summary
+from vlcomp.report.summary import EXACT_TABLES, headline_table, published_rows, write_summary
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
@@ -19,6 +19,8 @@ with job_log(snakemake.log[0]) as log:
     headline = headline_table(lookup.numbers, lookup.columns, p.groups)
     compared = {f.removeprefix("results/tables/").removesuffix("_vs_published.csv"):
                 pd.read_csv(f) for f in inp.published}
+    exact = [k for k in EXACT_TABLES if k in compared]  # counts, caption metrics: no CI
+    compared = {k: v for k, v in compared.items() if k not in exact}
     numbers = RunNumbers(Path(inp.intervals[0]).parent, p.groups)  # results/uncertainty
 
     def gap(table: str, a: str, b: str, column: str):
@@ -29,7 +31,8 @@ with job_log(snakemake.log[0]) as log:
     published, without = published_rows(compared, lookup, p.aliases, gap)
     write_summary(snakemake.output[0], headline, published, len(without), resamples=p.resamples,
                   seed=p.seed, confidence=p.confidence, method=p.method,
-                  findings=markdown_findings(read_findings(inp.findings), p.confidence))
+                  findings=markdown_findings(read_findings(inp.findings), p.confidence),
+                  exact=exact)
     log.info("%d models/groups x %d headline metrics; %d published comparisons with a CI, "
              "%d without:\n%s", len(headline), len(lookup.columns), len(published),
              len(without), "\n".join(without))

@@ -242,9 +242,10 @@ def _bivlc_table1(run: Run) -> TableCells:
     table = TableCells()
     if "bivlc" in run.benchmarks:
         rows = [BIVLC_TABLE1_ROWS["SugarCrepe"], BIVLC_TABLE1_ROWS["BiVLC"]]
-        if "winoground" in run.benchmarks:  # and its SWAP REL column (Winoground's tag)
+        if "winoground" in run.benchmarks:
             rows.append(_winoground_row(run.config))
-            table.add(rows[-1:], ["SWAP REL"])
+            if run.source("winoground") == "release":  # its Relation tag: SWAP REL
+                table.add(rows[-1:], ["SWAP REL"])
         table.add(rows, [*category_columns(), "Total"])
     return table
 

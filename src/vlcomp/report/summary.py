@@ -19,6 +19,9 @@ from vlcomp.report.intervals import CHANCE_ROWS, CellIntervals, Numbers
 from vlcomp.report.tables import STD_SUFFIX
 
 MATCH_TOLERANCE = 0.05  # a published table's reproduced number must be ours (rounding aside)
+# published tables of exact numbers that no bootstrap resamples (counts; caption metrics of
+# generated captions): their _vs_published tables stand on their own, outside the summary
+EXACT_TABLES = ("bivlc/table1", "bivlc/table5", "bison/table4")
 
 
 def cell(value: float, low: float, high: float, spread: float | None = None,
@@ -167,9 +170,11 @@ def markdown(table: pd.DataFrame, index: bool = True) -> str:
 
 def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFrame,
                   without: int, *, resamples: int, seed: int, confidence: float,
-                  method: str = "percentile", findings: str = "") -> None:
+                  method: str = "percentile", findings: str = "",
+                  exact: Sequence[str] = ()) -> None:
     """Write ``results/summary.md`` (opening with ``findings``, the Markdown of
-    `vlcomp.report.findings.markdown_findings`, when given)."""
+    `vlcomp.report.findings.markdown_findings`, when given; ``exact``: the published
+    tables of exact numbers, `EXACT_TABLES`, this run compared outside the summary)."""
     from vlcomp.io import atomic_path
 
     level = f"{confidence * 100:g} %"
@@ -197,6 +202,9 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
         "α* values have three decimals; chance levels are exact and left out."
         + (f" {without} further reproduced numbers have no item-level interval here; they "
            "are in `results/tables/*/*_vs_published.md`." if without else "")
+        + (" Exact numbers that nothing resamples (counts, caption metrics) are beside their "
+           "published ones in " + ", ".join(f"`results/tables/{k}_vs_published.md`"
+                                             for k in exact) + "." if exact else "")
         + (" This run is on the synthetic world, which stands for the papers' data without "
            "matching their numbers: each row gives the direction instead of the difference, "
            "the gap to the column's chance level and to its first reproduced model "
