@@ -651,7 +651,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "set beside it (or why none), from the configuration alone.")
     parser.add_argument("--configfile", default="config/config.yaml", type=Path)
     args = parser.parse_args(argv)
-    config = yaml.safe_load(args.configfile.read_text())
+    from vlcomp.config import resolve_extends
+
+    # a configuration that extends another (config/evaluate.yaml) is made whole first
+    config = resolve_extends(yaml.safe_load(args.configfile.read_text()),
+                             [args.configfile.parent])
     print(report(coverage(config)))
     return 0
 
