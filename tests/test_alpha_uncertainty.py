@@ -127,6 +127,18 @@ def test_retrieval_values_are_the_records():
     assert ours["oracle.alpha"] == pytest.approx(record["oracle"]["alpha"])
     assert table.set_index("measure").loc["alpha_val.alpha", "n"] == 20
     assert set(table.n) == {30, 20}
+    # a null-image prior's numbers (VisualGPTScore Table 6) are the record's too
+    null = (rng.normal(-20, 1, 60), rng.normal(-20, 1, 40))
+    _, record = generative_retrieval(test, links, val, val_links, step=0.01,
+                                     null_priors=null, null_images=3)
+    table = retrieval_alpha_intervals(test, links, val, val_links, benchmark="r", step=0.01,
+                                      n_resamples=200, null_priors=null)
+    ours = dict(zip(table.measure, table.value, strict=True))
+    for section in ("alpha1", "alpha_val"):
+        for key, value in record["null"][section].items():
+            assert ours[f"null.{section}.{key}"] == pytest.approx(value, abs=1e-3), key
+    row = table.set_index("measure").loc["null.alpha_val.i2t_r1"]
+    assert row.ci_low <= row.value <= row.ci_high
 
 
 

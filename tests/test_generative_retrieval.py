@@ -68,3 +68,29 @@ def test_bad_links_are_named():
         recalls(scores, links[:-1])
     with pytest.raises(ValueError, match="at least one text"):
         recalls(scores, np.zeros_like(links))
+
+
+def test_a_null_image_prior_debiases_beside_the_gallery_mean():
+    """VisualGPTScore Table 6's "Null Images": log P(t|null) from a few noise images stands
+    in for the gallery mean; α = 1 and α*_val (picked on validation with that prior) are
+    recorded, and a prior that knows the texts' bias recovers the gallery mean's gain."""
+    test, test_links = biased_gallery(seed=1)
+    val, val_links = biased_gallery(seed=2)
+    # a noisy copy of each gallery's own text bias, as a few null images would give
+    rng = np.random.default_rng(3)
+    null = (gallery_prior(test) + rng.normal(0, 0.3, test.shape[1]),
+            gallery_prior(val) + rng.normal(0, 0.3, val.shape[1]))
+    _, record = generative_retrieval(test, test_links, val, val_links, step=0.01,
+                                     null_priors=null, null_images=3)
+    assert record["null"]["n_images"] == 3
+    alpha = record["null"]["alpha_val"]["alpha"]
+    assert record["null"]["alpha_val"]["i2t_r1"] == pytest.approx(
+        recalls(test, test_links, null[0], alpha)["i2t_r1"])
+    assert record["null"]["alpha1"]["i2t_r1"] == pytest.approx(
+        recalls(test, test_links, null[0], 1.0)["i2t_r1"])
+    assert record["null"]["alpha_val"]["i2t_r1"] > record["overall"]["i2t_r1"]
+    _, plain = generative_retrieval(test, test_links, val, val_links, step=0.01)
+    assert "null" not in plain
+    with pytest.raises(ValueError, match="null priors of"):
+        generative_retrieval(test, test_links, val, val_links, step=0.01,
+                             null_priors=(null[0][:-1], null[1]))

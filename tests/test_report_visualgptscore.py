@@ -180,3 +180,26 @@ def test_interval_tables_give_every_cell_its_interval(records):
     oracle = cis["table4"].set_index(["row", "column"]).loc[("G (oracle alpha*)",
                                                               "SugarCrepe alpha*")]
     assert 0 <= oracle.ci_low <= oracle.ci_high <= 1
+
+
+def test_alpha_table_sets_the_null_image_prior_rows_beside_the_gallery_mean():
+    """VisualGPTScore Table 6's "Null Images": a retrieval record's ``null`` numbers become
+    ``(alpha=1) null n=3`` and ``(alpha=alpha*val) null n=3`` rows (the names the published
+    rows carry), beside the gallery-mean rows."""
+    from vlcomp.metrics.generative_retrieval import generative_retrieval
+
+    rng = np.random.default_rng(0)
+    links = np.repeat(np.arange(12), 2)
+    test = rng.normal(-20, 2, (12, 24)) + 4 * (links[None] == np.arange(12)[:, None])
+    val = rng.normal(-20, 2, (12, 24)) + 4 * (links[None] == np.arange(12)[:, None])
+    _, record = generative_retrieval(test, links, val, links, step=0.01,
+                                     null_priors=(rng.normal(-20, 1, 24),
+                                                  rng.normal(-20, 1, 24)), null_images=3)
+    table = alpha_table({}, {"cap": "G"}, names={"coco_retrieval": "COCO"},
+                        retrieval={"cap": {"coco_retrieval": record}})
+    assert {"G (alpha=1) null n=3", "G (alpha=alpha*val) null n=3"} <= set(table.index)
+    assert table.loc["G (alpha=1) null n=3", "COCO I2T R@1"] == record["null"]["alpha1"][
+        "i2t_r1"]
+    assert table.loc["G (alpha=alpha*val) null n=3", "COCO alpha*"] == record["null"][
+        "alpha_val"]["alpha"]
+    assert np.isnan(table.loc["G (alpha=1) null n=3", "COCO alpha*"])

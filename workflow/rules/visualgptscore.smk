@@ -498,9 +498,49 @@ rule table_visualgptscore_methods:
         "../scripts/report_visualgptscore_methods.py"
 
 
+# VisualGPTScore Table 6's "Null Images": every test and validation query of a captioner's
+# retrieval galleries scored against a few null images (one caption pass each)
+rule retrieval_null_prior:
+    input:
+        unpack(generative_retrieval_inputs),
+        model=model_inputs,
+    output:
+        "results/priors/{model}/{benchmark}_null.npz",
+    log:
+        "logs/priors/{model}/{benchmark}_null.log",
+    benchmark:
+        "benchmarks/retrieval_null_prior/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        model=union(GENERATIVE_RETRIEVAL_MODELS),
+        benchmark=union(RETRIEVAL_BENCHMARKS),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=lambda wc, attempt: by_attempt(
+            estimated_job("retrieval_null_prior", wc.model).mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            estimated_job("retrieval_null_prior", wc.model).runtime, attempt
+        ),
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
+        gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
+        null=NULL_IMAGES,
+        n=RETRIEVAL_NULL_IMAGES,
+        batch_size=EMBED["pair_batch_size"],
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=COMPUTE["autocast"],
+    script:
+        "../scripts/retrieval_null_prior.py"
+
+
 rule generative_retrieval:
     input:
-        scores="results/scores/{model}/{benchmark}.npz",
+        unpack(retrieval_alpha_inputs),
     output:
         csv="results/metrics/{model}/{benchmark}_alpha.csv",
         json="results/metrics/{model}/{benchmark}_alpha.json",

@@ -13,10 +13,14 @@ with job_log(snakemake.log[0]) as log:
     boot = {"n_resamples": p.resamples, "bootstrap_seed": p.bootstrap_seed,
             "confidence": p.confidence, "method": p.method}
     if p.retrieval:
+        null = None
+        if hasattr(inp, "null"):  # Table 6's "Null Images" prior of the queries
+            with np.load(inp.null) as saved:
+                null = (saved["test"], saved["val"])
         with np.load(inp.scores) as saved:
             table = retrieval_alpha_intervals(saved["test"], saved["test_links"], saved["val"],
                                               saved["val_links"], benchmark=wc.benchmark,
-                                              step=p.step, **boot)
+                                              step=p.step, null_priors=null, **boot)
     else:
         items, prior, others = read_alpha_inputs(inp.benchmark, inp.scores, inp.prior, p.prior)
         table = alpha_intervals(items, prior, metric=p.kind, benchmark=wc.benchmark,

@@ -303,10 +303,12 @@ def retrieval_alpha_intervals(test_scores: np.ndarray, test_links: Sequence[int]
                               benchmark: str, step: float = 0.001, ks: Sequence[int] = KS,
                               n_resamples: int = 1000, bootstrap_seed: int = 0,
                               confidence: float = 0.95, method: str = "percentile",
+                              null_priors: tuple[np.ndarray, np.ndarray] | None = None,
                               ) -> pd.DataFrame:
     """Every number of ``generative_retrieval``'s record with its CI over the test
     gallery's images (each with its texts; the resamples of the gallery's retrieval
-    intervals), and α*_val's over the validation gallery's images."""
+    intervals), and α*_val's over the validation gallery's images; with ``null_priors``
+    (the test and validation texts' log P(t|null)) the record's ``null`` numbers too."""
     alphas = alpha_grid(step)
     test_scores, val_scores = np.asarray(test_scores), np.asarray(val_scores)
     test_links, val_links = np.asarray(test_links), np.asarray(val_links)
@@ -318,8 +320,17 @@ def retrieval_alpha_intervals(test_scores: np.ndarray, test_links: Sequence[int]
                               n_resamples=n_resamples, confidence=confidence, method=method)
     sizes = np.bincount(test_links, minlength=n_img).astype(np.float64)
     named: dict[str, GroupedCurves] = {}
-    for section, alpha in (("overall", 0.0), ("alpha1", 1.0), ("alpha_val", alpha_val)):
-        hits = recall_hits(test_scores, test_links, test_prior, alpha, ks)
+    sections = [("overall", 0.0, test_prior), ("alpha1", 1.0, test_prior),
+                ("alpha_val", alpha_val, test_prior)]
+    null_val_hits = None
+    if null_priors is not None:  # VisualGPTScore Table 6's "Null Images" prior
+        test_null, val_null = (np.asarray(p, np.float64) for p in null_priors)
+        null_val_hits = GroupedCurves(i2t_hits_over_alphas(val_scores, val_null, val_links,
+                                                           alphas))
+        null_alpha = float(alphas[_argmax(null_val_hits.curves(np.ones((1, val_hits.n))))[0]])
+        sections += [("null.alpha1", 1.0, test_null), ("null.alpha_val", null_alpha, test_null)]
+    for section, alpha, prior in sections:
+        hits = recall_hits(test_scores, test_links, prior, alpha, ks)
         for name, h in hits.items():
             if name.startswith("i2t"):
                 named[f"{section}.{name}"] = GroupedCurves(h[:, None])
@@ -344,6 +355,11 @@ def retrieval_alpha_intervals(test_scores: np.ndarray, test_links: Sequence[int]
                                   method=method)
     val_boot.add(lambda draw: {"alpha_val.alpha": alphas[_argmax(draw(np.ones(val_hits.n)))]},
                  lambda w, mask: val_hits.curves(w * mask), val_hits.leave_one_out)
+    if null_val_hits is not None:
+        hits = null_val_hits
+        val_boot.add(lambda draw: {"null.alpha_val.alpha":
+                                   alphas[_argmax(draw(np.ones(hits.n)))]},
+                     lambda w, mask: hits.curves(w * mask), hits.leave_one_out)
     return pd.concat([table, val_boot.table()], ignore_index=True)
 
 

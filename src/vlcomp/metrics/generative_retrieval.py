@@ -95,10 +95,15 @@ def recalls(scores: np.ndarray, text_image: Sequence[int], log_prior: np.ndarray
 def generative_retrieval(test_scores: np.ndarray, test_links: Sequence[int],
                          val_scores: np.ndarray, val_links: Sequence[int], *,
                          step: float = 0.001, ks: Sequence[int] = KS,
-                         ) -> tuple[pd.DataFrame, dict[str, Any]]:
+                         null_priors: tuple[np.ndarray, np.ndarray] | None = None,
+                         null_images: int = 0) -> tuple[pd.DataFrame, dict[str, Any]]:
     """(curve: ``alpha``, validation and test I2T R@1 per α; record: raw R@K both ways,
     I2T R@K at α = 1 and at α*_val (picked on the validation gallery, smallest best), and the
-    oracle α* on the test gallery)."""
+    oracle α* on the test gallery).
+
+    ``null_priors`` (log P(t|null) of the test and validation texts from ``null_images``
+    Gaussian images, VisualGPTScore Table 6's "Null Images"): the record's ``null`` holds
+    α = 1 and α*_val (picked on validation with that prior) beside the gallery mean's."""
     alphas = alpha_grid(step)
     test_scores, val_scores = np.asarray(test_scores), np.asarray(val_scores)
     test_prior, val_prior = gallery_prior(test_scores), gallery_prior(val_scores)
@@ -107,8 +112,8 @@ def generative_retrieval(test_scores: np.ndarray, test_links: Sequence[int],
     alpha_val, val_r1 = best_alpha(val_curve, alphas)
     oracle_alpha, oracle_r1 = best_alpha(test_curve, alphas)
 
-    def i2t_at(alpha: float) -> dict[str, float]:
-        full = recalls(test_scores, test_links, test_prior, alpha, ks)
+    def i2t_at(alpha: float, prior: np.ndarray = test_prior) -> dict[str, float]:
+        full = recalls(test_scores, test_links, prior, alpha, ks)
         return {k: v for k, v in full.items() if k.startswith("i2t")}
 
     record = {
@@ -122,6 +127,16 @@ def generative_retrieval(test_scores: np.ndarray, test_links: Sequence[int],
         "val": {"n_images": int(val_scores.shape[0]), "n_texts": int(val_scores.shape[1]),
                 "i2t_r1_alpha0": round(float(val_curve[0]), 4), "i2t_r1": round(val_r1, 4)},
     }
+    if null_priors is not None:
+        test_null, val_null = (np.asarray(p, np.float64) for p in null_priors)
+        if test_null.shape != (test_scores.shape[1],) or val_null.shape != (
+                val_scores.shape[1],):
+            raise ValueError(f"null priors of {test_null.shape} / {val_null.shape} texts for "
+                             f"galleries of {test_scores.shape[1]} / {val_scores.shape[1]}")
+        null_val_curve = i2t_r1_over_alphas(val_scores, val_null, val_links, alphas)
+        null_alpha, _ = best_alpha(null_val_curve, alphas)
+        record["null"] = {"n_images": int(null_images), "alpha1": i2t_at(1.0, test_null),
+                          "alpha_val": {"alpha": null_alpha, **i2t_at(null_alpha, test_null)}}
     curve = pd.DataFrame({"alpha": alphas, "val_i2t_r1": np.round(val_curve, 4),
                           "test_i2t_r1": np.round(test_curve, 4)})
     return curve, record

@@ -50,6 +50,7 @@ STAGE_RULES = {
     "train_clip_segment": ("train", "run"),
     "llm_prior": ("llm_prior", "lm"),
     "generate_captions": ("captions", "model"),
+    "retrieval_null_prior": ("retrieval_null_prior", "model"),
     "filter_generated": ("filter", "genset"),
     "train_detectors": ("detectors", "model"),
 }
@@ -72,10 +73,12 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("captions", "base"): 16000, ("captions", "large"): 16000,
              ("filter", "world"): 4000, ("filter", "base"): 16000, ("filter", "large"): 32000,
              ("detectors", "world"): 4000, ("detectors", "base"): 32000,
-             ("detectors", "large"): 32000}
+             ("detectors", "large"): 32000, ("retrieval_null_prior", "world"): 4000,
+             ("retrieval_null_prior", "base"): 16000, ("retrieval_null_prior", "large"): 16000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate);
 # a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
-WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors")
+WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors",
+                "retrieval_null_prior")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 
 
@@ -114,6 +117,7 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
     ``imageset`` embedded on its own; ``retrieval``, a generative model's log P(t|i) over a
     retrieval ``benchmark``'s galleries; ``train``, a training run (its shards are segments
     of its optimisation steps); ``llm_prior``, a text-only LM's log P(t) of the prior texts;
+    ``retrieval_null_prior``, a captioner's null-image prior of retrieval queries;
     ``captions``, a captioner's test captions (BISON Tables 4 / 6); ``filter``, a generated
     set's candidates scored by its filter model; ``detectors``, BiVLC's natural-vs-synthetic
     detectors on one encoder."""
@@ -127,7 +131,7 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         return _pairs_job(config, name, entry)
     if stage == "train":
         return _train_job(config, name)
-    if stage in ("llm_prior", "captions", "filter", "detectors"):
+    if stage in _OTHER_JOBS:
         return _OTHER_JOBS[stage](config, name)
     if stage == "embed_images":
         if imageset is None:
@@ -262,6 +266,19 @@ def _captions_job(config: dict[str, Any], model: str) -> StageJob:
     return _per_item_job(config, "captions", model, images, "caption_image", scale)
 
 
+def _retrieval_null_prior_job(config: dict[str, Any], model: str) -> StageJob:
+    """A captioner's null-image prior of the largest retrieval benchmark's test and
+    validation queries (VisualGPTScore Table 6): one caption pass per query and image."""
+    from vlcomp.report.labels import benchmark_kind, configured_benchmarks
+
+    _, scale = _entry_scale(config, model, None)
+    n = int((config.get("visualgptscore", {}).get("retrieval") or {}).get("null_images") or 0)
+    queries = max((2 * benchmark_size(config, b).texts for b in configured_benchmarks(config)
+                   if benchmark_kind(b) == "retrieval"), default=0)
+    return _per_item_job(config, "retrieval_null_prior", model, n * queries, "retrieval_pair",
+                         "large" if scale == "xl" else scale)
+
+
 def _filter_job(config: dict[str, Any], genset: str) -> StageJob:
     spec = config["generation"][genset]
     model = spec.get("filter", {}).get("model")
@@ -282,4 +299,4 @@ def _detectors_job(config: dict[str, Any], model: str) -> StageJob:
 
 
 _OTHER_JOBS = {"llm_prior": _llm_prior_job, "captions": _captions_job, "filter": _filter_job,
-               "detectors": _detectors_job}
+               "detectors": _detectors_job, "retrieval_null_prior": _retrieval_null_prior_job}

@@ -385,6 +385,13 @@ def _vgs_table4(run: Run) -> TableCells:
                 table.add([variants[2], oracle], [f"{name} alpha*"])
                 table.add([oracle], i2t[:1])
                 table.add([label], [f"{name} T2I R@1", f"{name} T2I R@5"])
+                n = int((run.config.get("visualgptscore", {}).get("retrieval") or {}).get(
+                    "null_images") or 0)
+                if n:  # Table 6's "Null Images" rows
+                    null = [f"{label} (alpha=1) null n={n}",
+                            f"{label} (alpha=alpha*val) null n={n}"]
+                    table.add(null, i2t)
+                    table.add(null[1:], [f"{name} alpha*"])
     return table
 
 
@@ -493,7 +500,8 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
 
 # rows a table derives from a model's label, as the papers name them: VisualGPTScore's α
 # variants and priors, BiVLC's detector systems
-ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
+ROW_SUFFIXES = (" (alpha=alpha*val) null n=3", " (alpha=1) null n=3", " (alpha=alpha*val)",
+                " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
 # published rows that name PMI: (paper, row) -> (model row, suffix)
 PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
 # BiVLC Table 1's published rows -> the rows of our counts that reproduce them (Winoground's:

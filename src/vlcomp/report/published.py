@@ -52,7 +52,7 @@ COMPARED = {
     "sugarcrepe/sugarcrepe": ("sugarcrepe", ["sugarcrepe"]),
     "visualgptscore/table1": ("visualgptscore", ["table1"]),
     "visualgptscore/table2": ("visualgptscore", ["table2a", "table2b"]),
-    "visualgptscore/table4": ("visualgptscore", ["table4a"]),
+    "visualgptscore/table4": ("visualgptscore", ["table4a", "table6"]),
     # the appendix: BLIP-2 on ARO / Crepe / VL-CheckList; text, image and group scores of BLIP
     # and BLIP-2 on Winoground / EqBen (Table 12's BLIP rows are Table 11's, with groups);
     # Winoground per Diwan tag

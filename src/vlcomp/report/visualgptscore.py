@@ -215,6 +215,13 @@ def alpha_table(records: Records, labels: Mapping[str, str],
                                              f"{name} alpha*": record["oracle"]["alpha"]})
             put(label, {f"{name} T2I R@1": record["overall"]["t2i_r1"],
                         f"{name} T2I R@5": record["overall"]["t2i_r5"]})
+            null = record.get("null")
+            if null:  # Table 6's "Null Images": P(t) from n Gaussian images instead
+                tag = f" null n={null['n_images']}"
+                put(f"{label} (alpha=1){tag}", {c: null["alpha1"][k] for c, k in i2t.items()})
+                put(f"{label} (alpha=alpha*val){tag}", {
+                    **{c: null["alpha_val"][k] for c, k in i2t.items()},
+                    f"{name} alpha*": null["alpha_val"]["alpha"]})
     return _frame(rows, columns)
 
 

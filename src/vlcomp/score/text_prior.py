@@ -151,3 +151,19 @@ def sample_image_ids(image_ids: Sequence[str], n: int, seed: int) -> list[str]:
         raise ValueError(f"cannot draw {n} images from {len(pool)}")
     picks = stable_rng("prior-train-images", seed).choice(len(pool), size=n, replace=False)
     return [pool[k] for k in sorted(picks)]
+
+
+def retrieval_null_priors(scorer: Any, texts: dict[str, Sequence[str]], null: dict[str, Any],
+                          n: int, batch_size: int = 32) -> dict[str, np.ndarray]:
+    """VisualGPTScore Table 6's "Null Images" prior of retrieval queries: per split of
+    ``texts`` (``test``, ``val``: the gallery's queries in column order), log P(t) over the
+    first ``n`` images of the seeded null draw ``null`` (``mean``, ``std``, ``seed``,
+    ``space``), as ``{split}`` and per image as ``{split}_per_image``; and ``n_images``."""
+    states = scorer.null_image_states(n, mean=null["mean"], std=null["std"], seed=null["seed"],
+                                      space=null["space"])
+    out: dict[str, np.ndarray] = {"n_images": np.int64(n)}
+    for split, queries in texts.items():
+        prior, per_image = log_prior_given_states(scorer, states, list(queries), batch_size,
+                                                  desc=f"log P(t | null) {split}")
+        out[split], out[f"{split}_per_image"] = prior, per_image
+    return out

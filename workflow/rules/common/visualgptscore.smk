@@ -8,6 +8,13 @@ VISUALGPTSCORE = config.get("visualgptscore", {})
 NULL_IMAGES = config_section(config, "visualgptscore.null_images")
 
 
+# Table 6's "Null Images": retrieval queries' P(t) from the first N null images (rule
+# retrieval_null_prior), beside the gallery mean's; 0: none
+RETRIEVAL_NULL_IMAGES = int(
+    (VISUALGPTSCORE.get("retrieval") or {}).get("null_images") or 0
+)
+
+
 # Text-only LM priors P_LLM(t) (Table 2a: BART, FLAN-T5, OPT), by name: each scored once
 # on every image->text benchmark's texts (rule llm_prior), a column of every prior table
 TEXT_PRIORS = {lm["name"]: lm for lm in text_priors(config)}
@@ -94,11 +101,20 @@ def alpha_interval_files():
     )
 
 
+def retrieval_alpha_inputs(wildcards):
+    """A captioner's log P(t|i) galleries of a retrieval benchmark and, with
+    ``visualgptscore.retrieval.null_images``, its queries' null-image prior."""
+    inputs = {"scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.npz"}
+    if RETRIEVAL_NULL_IMAGES:
+        inputs["null"] = f"results/priors/{wildcards.model}/{wildcards.benchmark}_null.npz"
+    return inputs
+
+
 def alpha_uncertainty_inputs(wildcards):
     """A generative model's α inputs: a retrieval gallery's score matrices, or a choice
     benchmark's items, pair scores and text priors."""
     if wildcards.benchmark in RETRIEVAL_BENCHMARKS:
-        return {"scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.npz"}
+        return retrieval_alpha_inputs(wildcards)
     return {
         "benchmark": f"results/benchmarks/{wildcards.benchmark}.parquet",
         "scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.parquet",
