@@ -85,7 +85,7 @@ PAPER_JOBS = {
     # the captioners' held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag
     # items, EqBen)
     "held_out_accuracy": 20,
-    "table_visualgptscore_methods": 1, "generative_retrieval": 6,
+    "table_visualgptscore_methods": 1, "generative_retrieval": 6, "retrieval_null_prior": 6,
     # the appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12 (BLIP and
     # BLIP-2 on Winoground, its No-Tag items and EqBen), Table 13 (Winoground per Diwan tag:
     # the 10 BLIP and BLIP-2 models' scores per tag)
@@ -160,7 +160,7 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
              "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated",
              "train_detectors", "embed_images",
              "class_embeddings", "classification_metrics",  # the probe runs on CUDA
-             "llm_prior"]
+             "llm_prior", "retrieval_null_prior"]
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
