@@ -106,7 +106,9 @@ def retrieval_alpha_inputs(wildcards):
     ``visualgptscore.retrieval.null_images``, its queries' null-image prior."""
     inputs = {"scores": f"results/scores/{wildcards.model}/{wildcards.benchmark}.npz"}
     if RETRIEVAL_NULL_IMAGES:
-        inputs["null"] = f"results/priors/{wildcards.model}/{wildcards.benchmark}_null.npz"
+        inputs["null"] = (
+            f"results/priors/{wildcards.model}/{wildcards.benchmark}_null.npz"
+        )
     return inputs
 
 
