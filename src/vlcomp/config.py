@@ -3,7 +3,7 @@ models by id, their roles, its datasets and text priors. Checking it: `vlcomp.co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,13 @@ def released_rows(config: dict[str, Any], run: dict[str, Any]) -> str | None:
         block = config.get("hard_negatives", {}).get("sugarcrepe", {})
         return "trohn_text" if block.get("source", "generate") == "release" else None
     return None
+
+
+def retrieval_null_images(config: Mapping[str, Any]) -> int:
+    """``visualgptscore.retrieval.null_images``: null images of VisualGPTScore Table 6's
+    retrieval prior (0: none)."""
+    retrieval = config.get("visualgptscore", {}).get("retrieval") or {}
+    return int(retrieval.get("null_images") or 0)
 
 
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

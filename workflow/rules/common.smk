@@ -23,6 +23,7 @@ from vlcomp.config import (  # noqa: E402
     released_negatives,
     released_rows,
     resolve_extends,
+    retrieval_null_images,
     text_priors,
 )
 from vlcomp.config_checks import validate_config  # noqa: E402

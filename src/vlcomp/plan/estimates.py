@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from vlcomp.config import expand_models
+from vlcomp.config import expand_models, retrieval_null_images
 from vlcomp.config_defaults import section
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
@@ -272,7 +272,7 @@ def _retrieval_null_prior_job(config: dict[str, Any], model: str) -> StageJob:
     from vlcomp.report.labels import benchmark_kind, configured_benchmarks
 
     _, scale = _entry_scale(config, model, None)
-    n = int((config.get("visualgptscore", {}).get("retrieval") or {}).get("null_images") or 0)
+    n = retrieval_null_images(config)
     queries = max((2 * benchmark_size(config, b).texts for b in configured_benchmarks(config)
                    if benchmark_kind(b) == "retrieval"), default=0)
     return _per_item_job(config, "retrieval_null_prior", model, n * queries, "retrieval_pair",

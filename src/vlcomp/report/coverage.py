@@ -356,7 +356,8 @@ def _vgs_table2(run: Run) -> TableCells:
 
 
 def _vgs_table4(run: Run) -> TableCells:
-    from vlcomp.report.visualgptscore import alpha_column, benchmark_name
+    from vlcomp.config import retrieval_null_images
+    from vlcomp.report.visualgptscore import alpha_column, benchmark_name, null_prior_row
 
     table = TableCells()
     names = vgs_names(run.config)
@@ -385,11 +386,9 @@ def _vgs_table4(run: Run) -> TableCells:
                 table.add([variants[2], oracle], [f"{name} alpha*"])
                 table.add([oracle], i2t[:1])
                 table.add([label], [f"{name} T2I R@1", f"{name} T2I R@5"])
-                n = int((run.config.get("visualgptscore", {}).get("retrieval") or {}).get(
-                    "null_images") or 0)
+                n = retrieval_null_images(dict(run.config))
                 if n:  # Table 6's "Null Images" rows
-                    null = [f"{label} (alpha=1) null n={n}",
-                            f"{label} (alpha=alpha*val) null n={n}"]
+                    null = [null_prior_row(v, n) for v in variants[1:]]
                     table.add(null, i2t)
                     table.add(null[1:], [f"{name} alpha*"])
     return table

@@ -154,6 +154,11 @@ def prior_table(records: Records, labels: Mapping[str, str],
     return _frame({row: values for row, values in rows.items() if values}, columns)
 
 
+def null_prior_row(row: str, n: int) -> str:
+    """A Table 4 row with VisualGPTScore Table 6's null-image prior of ``n`` images."""
+    return f"{row} null n={n}"
+
+
 def alpha_table(records: Records, labels: Mapping[str, str],
                 names: Mapping[str, str] | None = None,
                 retrieval: Records | None = None, itm: Records | None = None,
@@ -217,9 +222,10 @@ def alpha_table(records: Records, labels: Mapping[str, str],
                         f"{name} T2I R@5": record["overall"]["t2i_r5"]})
             null = record.get("null")
             if null:  # Table 6's "Null Images": P(t) from n Gaussian images instead
-                tag = f" null n={null['n_images']}"
-                put(f"{label} (alpha=1){tag}", {c: null["alpha1"][k] for c, k in i2t.items()})
-                put(f"{label} (alpha=alpha*val){tag}", {
+                n = null["n_images"]
+                put(null_prior_row(f"{label} (alpha=1)", n),
+                    {c: null["alpha1"][k] for c, k in i2t.items()})
+                put(null_prior_row(f"{label} (alpha=alpha*val)", n), {
                     **{c: null["alpha_val"][k] for c, k in i2t.items()},
                     f"{name} alpha*": null["alpha_val"]["alpha"]})
     return _frame(rows, columns)

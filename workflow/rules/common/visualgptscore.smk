@@ -10,9 +10,7 @@ NULL_IMAGES = config_section(config, "visualgptscore.null_images")
 
 # Table 6's "Null Images": retrieval queries' P(t) from the first N null images (rule
 # retrieval_null_prior), beside the gallery mean's; 0: none
-RETRIEVAL_NULL_IMAGES = int(
-    (VISUALGPTSCORE.get("retrieval") or {}).get("null_images") or 0
-)
+RETRIEVAL_NULL_IMAGES = retrieval_null_images(config)
 
 
 # Text-only LM priors P_LLM(t) (Table 2a: BART, FLAN-T5, OPT), by name: each scored once
