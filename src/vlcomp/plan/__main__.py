@@ -82,7 +82,11 @@ def gpu_costs(measured: Path | None, gpu_kind: str) -> tuple[dict, str | None]:
         return {}, (f"note: {measured} was measured on {found.gpu}, not on --gpu-kind "
                     f"{gpu_kind}: keeping the estimates (for an A100)")
     kinds = ", ".join(f"{kind}/{scale}" for kind, scale in found.costs)
-    return found.costs, f"measured on {found.gpu} ({measured}): {kinds or 'nothing usable'}"
+    note = f"measured on {found.gpu} ({measured}): {kinds or 'nothing usable'}"
+    if found.kept:
+        note += (f"; estimates kept for {', '.join(found.kept)} (timed as model steps on "
+                 "in-memory images, without JPEG decoding or validation)")
+    return found.costs, note
 
 
 def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
