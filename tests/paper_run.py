@@ -64,6 +64,9 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
     null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
                               if b in cfg["benchmarks"]}
+    # appendix Table 5's null half with the tiny captioner: 2 counts, 2 seeds
+    cfg["visualgptscore"]["null_sampling"] = {"benchmark": "winoground", "counts": [3, 10],
+                                              "seeds": [0, 1], "models": ["blip_lm"]}
     # ARO Table 6's CIFAR10 row on the mirror's release-shaped archive (100 train, 20 test)
     cfg["classification"] = {
         "datasets": ["cifar10"], "protocols": ["linear_probe", "zero_shot"],

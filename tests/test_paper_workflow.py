@@ -76,7 +76,7 @@ PAPER_JOBS = {
     "generate_captions": 3, "table_bison_captioners": 1,
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
     # every reproduced table with published numbers, VisualGPTScore's appendix included
-    "table_winoground": 1, "table_vs_published": 21,
+    "table_winoground": 1, "table_vs_published": 22,
     # VisualGPTScore: 5 captioners (3 BLIP, 2 BLIP-2) x 13 image->text benchmarks; Tables 1,
     # 2 and 4
     "alpha_curve": 65, "table_visualgptscore": 1,
@@ -86,6 +86,8 @@ PAPER_JOBS = {
     # items, EqBen)
     "held_out_accuracy": 20,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6, "retrieval_null_prior": 6,
+    # appendix Table 5's null half: the LAION-pretrained BLIP on Winoground, 5 seeds
+    "null_sampling_prior": 1, "table_visualgptscore_null_sampling": 1,
     # the appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12 (BLIP and
     # BLIP-2 on Winoground, its No-Tag items and EqBen), Table 13 (Winoground per Diwan tag:
     # the 10 BLIP and BLIP-2 models' scores per tag)
@@ -160,7 +162,7 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
              "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated",
              "train_detectors", "embed_images",
              "class_embeddings", "classification_metrics",  # the probe runs on CUDA
-             "llm_prior", "retrieval_null_prior"]
+             "llm_prior", "retrieval_null_prior", "null_sampling_prior"]
     for rule in heavy:
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
@@ -310,6 +312,12 @@ def test_real_formats_run_end_to_end(real_run):
     table13 = pd.read_csv(work / "results/tables/visualgptscore/table13.csv", index_col=0)
     assert "Winoground No-Tag Group Score" in table13.columns
     assert "BLIP-2 P(t|i) (alpha=alpha*)" in table13.index
+    # appendix Table 5's null half on the released Winoground layout (2 seeds here)
+    table5 = pd.read_csv(work / "results/tables/visualgptscore/table5.csv", index_col=0)
+    assert list(table5.index) == ["BLIP P(t|i) (alpha=alpha*) null n=3",
+                                  "BLIP P(t|i) (alpha=alpha*) null n=10"]
+    assert table5["Winoground alpha*"].between(0, 1).all()
+    assert table5["Winoground Text Score"].between(0, 100).all()
     # every number of every paper table has its CI (or is exact: counts, chance levels),
     # VisualGPTScore's appendix Tables 11 and 13 and BISON section 6 included
     companions = sorted(work.glob("results/tables/*/*_ci.csv"))

@@ -342,3 +342,19 @@ def test_the_count_tables_printed_beside_ours_are_the_published_records():
             assert cell("bivlc", "table1", name.removesuffix(" (paper)"), column) == value
     for column, value in zip(TABLE5_COLUMNS, PAPER_TABLE5, strict=True):
         assert cell("bivlc", "table5", "# instances", column) == value
+
+
+def test_published_only_reasons_match_a_row_of_one_table_a_table_or_a_row_anywhere():
+    from vlcomp.report.published import published_only_reason
+
+    reasons = {"visualgptscore/table5/VisualGPTScore (alpha=alpha*) LAION n=3": "LAION rows",
+               "visualgptscore/table9a": "LAION subsets", "ShowTell": "never released"}
+    laion = "VisualGPTScore (alpha=alpha*) LAION n=3"
+    assert published_only_reason(laion, reasons, "visualgptscore", "table5") == "LAION rows"
+    assert published_only_reason(laion, reasons, "visualgptscore", "table6") is None
+    assert published_only_reason("ITMScore", reasons, "visualgptscore", "table9a") == \
+        "LAION subsets"
+    assert published_only_reason("ITMScore", reasons, "visualgptscore", "table4a") is None
+    assert published_only_reason("ShowTell (XE)", reasons, "bison", "table4") == \
+        "never released"
+    assert published_only_reason(laion, reasons) is None  # no table given: rows only

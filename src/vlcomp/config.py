@@ -87,6 +87,19 @@ def retrieval_null_images(config: Mapping[str, Any]) -> int:
     return int(retrieval.get("null_images") or 0)
 
 
+def null_sampling(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``visualgptscore.null_sampling`` (VisualGPTScore appendix Table 5's null half) with its
+    defaults: ``benchmark`` (winoground), ``counts`` (sorted, distinct), ``seeds`` and
+    ``models`` (None: every captioner scoring the benchmark); None when absent."""
+    spec = config.get("visualgptscore", {}).get("null_sampling")
+    if not spec:
+        return None
+    return {"benchmark": str(spec.get("benchmark", "winoground")),
+            "counts": sorted({int(n) for n in spec["counts"]}),
+            "seeds": [int(s) for s in spec["seeds"]],
+            "models": list(spec["models"]) if spec.get("models") else None}
+
+
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Training runs by id: a run with ``seeds`` becomes ``{name}_s{seed}``, one per seed."""
     runs: dict[str, dict[str, Any]] = {}

@@ -39,6 +39,27 @@ def validate_config(config: dict[str, Any], schema_path: str | Path) -> None:
         lines = [f"{_key_path(e)}: {e.message}" for e in errors]
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     _check_references(config)
+    _check_null_sampling(config)
+
+
+def _check_null_sampling(config: dict[str, Any]) -> None:
+    """``visualgptscore.null_sampling`` names a configured 2 × 2 pair benchmark and
+    captioners (appendix Table 5 is a text score at α*)."""
+    from vlcomp.report.labels import benchmark_kind
+
+    spec = config.get("visualgptscore", {}).get("null_sampling")
+    if not spec:
+        return
+    key = "config.visualgptscore.null_sampling"
+    benchmark = spec.get("benchmark", "winoground")
+    if benchmark not in config["benchmarks"] or benchmark_kind(benchmark) != "winoground":
+        raise ConfigError(f"{key}.benchmark: {benchmark!r} is not a configured 2 x 2 pair "
+                          "benchmark of Winoground's kind (Table 5 is its text score at alpha*)")
+    models = expand_models(config)
+    for name in spec.get("models") or []:
+        if name not in models or not is_captioner(models[name]):
+            raise ConfigError(f"{key}.models: {name!r} is not a captioner under config.models "
+                              f"(captioner families: {list(CAPTIONER_FAMILIES)})")
 
 
 def _check_references(config: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from vlcomp.config import (  # noqa: E402
     is_captioner,
     model_groups,
     model_role,
+    null_sampling,
     prior_column,
     released_negatives,
     released_rows,

@@ -563,6 +563,102 @@ rule generative_retrieval:
         "../scripts/generative_retrieval.py"
 
 
+# Appendix Table 5's null half: a captioner's log P(t) of the pair benchmark's texts from
+# the first n of max(counts) null images, per sampling seed (visualgptscore.null_sampling)
+rule null_sampling_prior:
+    input:
+        benchmark="results/benchmarks/{benchmark}.parquet",
+        model=model_inputs,
+    output:
+        "results/priors/{model}/{benchmark}_null_sampling.parquet",
+    log:
+        "logs/priors/{model}/{benchmark}_null_sampling.log",
+    benchmark:
+        "benchmarks/null_sampling_prior/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        model=union(NULL_SAMPLING_MODELS),
+        benchmark=union([NULL_SAMPLING.get("benchmark", "")]),
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=GPUS,
+        mem_mb=lambda wc, attempt: by_attempt(
+            estimated_job("null_sampling_prior", wc.model).mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            estimated_job("null_sampling_prior", wc.model).runtime, attempt
+        ),
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        null=NULL_IMAGES,
+        counts=NULL_SAMPLING.get("counts", []),
+        seeds=NULL_SAMPLING.get("seeds", []),
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=COMPUTE["autocast"],
+    script:
+        "../scripts/null_sampling_prior.py"
+
+
+rule table_visualgptscore_null_sampling:
+    input:
+        benchmark=expand(
+            "results/benchmarks/{benchmark}.parquet",
+            benchmark=NULL_SAMPLING.get("benchmark", []),
+        ),
+        scores=expand(
+            "results/scores/{model}/{benchmark}.parquet",
+            model=NULL_SAMPLING_MODELS,
+            benchmark=NULL_SAMPLING.get("benchmark", []),
+        ),
+        priors=expand(
+            "results/priors/{model}/{benchmark}_null_sampling.parquet",
+            model=NULL_SAMPLING_MODELS,
+            benchmark=NULL_SAMPLING.get("benchmark", []),
+        ),
+    output:
+        csv=report(
+            "results/tables/visualgptscore/table5.csv",
+            caption="../report/visualgptscore_appendix.rst",
+            category="VisualGPTScore",
+        ),
+        md="results/tables/visualgptscore/table5.md",
+        runs="results/metrics/visualgptscore_null_sampling.csv",
+    log:
+        "logs/report/table_visualgptscore_null_sampling.log",
+    benchmark:
+        "benchmarks/table_visualgptscore_null_sampling.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        models=NULL_SAMPLING_MODELS,
+        labels={m: MODEL_ENTRIES[m]["label"] for m in NULL_SAMPLING_MODELS},
+        benchmark=NULL_SAMPLING.get("benchmark"),
+        counts=NULL_SAMPLING.get("counts", []),
+        seeds=NULL_SAMPLING.get("seeds", []),
+        kind=lambda wc: BENCHMARK_KIND.get(NULL_SAMPLING.get("benchmark"), ""),
+        options=lambda wc: metric_options(NULL_SAMPLING.get("benchmark")),
+        step=VISUALGPTSCORE.get("alpha_step", 0.001),
+        names=vgs_names(),
+        notes=[
+            "alpha=alpha*: the oracle alpha* of the text score on all items (grid step "
+            "visualgptscore.alpha_step, the smallest alpha with the best score); P(t) from "
+            "the first n of each seed's Gaussian null images; mean and population std "
+            "(ddof 0) over the seeds (per-seed rows: "
+            "results/metrics/visualgptscore_null_sampling.csv). The paper's LAION rows "
+            "sample LAION-114M training images, which the workflow does not have.",
+        ],
+    script:
+        "../scripts/report_visualgptscore_null_sampling.py"
+
+
 rule uncertainty_alpha:
     input:
         unpack(alpha_uncertainty_inputs),

@@ -97,9 +97,10 @@ class DistinctImageCaptions:
                                    batch_size)[0]
 
     def null_image_states(self, n: int, *, mean: float = 1.0, std: float = 0.25, seed: int = 0,
-                          space: str = "normalized") -> torch.Tensor:
+                          space: str = "normalized", batch_size: int = 64) -> torch.Tensor:
         """Vision states of n Gaussian null images (`gaussian_null_pixels`) at the model's
-        input size, normalised like the processor's images."""
+        input size, normalised like the processor's images; encoded ``batch_size`` at a time
+        (the draw is the same whatever the batch)."""
         from vlcomp.score.text_prior import gaussian_null_pixels
 
         self._load()  # type: ignore[attr-defined]
@@ -107,8 +108,9 @@ class DistinctImageCaptions:
         pixels = gaussian_null_pixels(n, size, mean=mean, std=std, seed=seed, space=space,
                                       image_mean=processor.image_mean,
                                       image_std=processor.image_std)
+        encode = self.vision_states  # type: ignore[attr-defined]
         with torch.inference_mode():
-            return self.vision_states(pixels)  # type: ignore[attr-defined]
+            return torch.cat([encode(pixels[s : s + batch_size]) for s in range(0, n, batch_size)])
 
     def log_likelihood(self, images: Sequence[Any], texts: Sequence[str],
                        batch_size: int = 32) -> Any:

@@ -51,6 +51,7 @@ STAGE_RULES = {
     "llm_prior": ("llm_prior", "lm"),
     "generate_captions": ("captions", "model"),
     "retrieval_null_prior": ("retrieval_null_prior", "model"),
+    "null_sampling_prior": ("null_sampling_prior", "model"),
     "filter_generated": ("filter", "genset"),
     "train_detectors": ("detectors", "model"),
 }
@@ -74,11 +75,13 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("filter", "world"): 4000, ("filter", "base"): 16000, ("filter", "large"): 32000,
              ("detectors", "world"): 4000, ("detectors", "base"): 32000,
              ("detectors", "large"): 32000, ("retrieval_null_prior", "world"): 4000,
-             ("retrieval_null_prior", "base"): 16000, ("retrieval_null_prior", "large"): 16000}
+             ("retrieval_null_prior", "base"): 16000, ("retrieval_null_prior", "large"): 16000,
+             ("null_sampling_prior", "world"): 4000, ("null_sampling_prior", "base"): 24000,
+             ("null_sampling_prior", "large"): 32000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate);
 # a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
 WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors",
-                "retrieval_null_prior")
+                "retrieval_null_prior", "null_sampling_prior")
 SUGARCREPE_TEMPLATES = 7  # prompts per caption: one per SugarCrepe subset
 
 
@@ -118,6 +121,7 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
     retrieval ``benchmark``'s galleries; ``train``, a training run (its shards are segments
     of its optimisation steps); ``llm_prior``, a text-only LM's log P(t) of the prior texts;
     ``retrieval_null_prior``, a captioner's null-image prior of retrieval queries;
+    ``null_sampling_prior``, its null-sampling priors of a pair benchmark (Table 5);
     ``captions``, a captioner's test captions (BISON Tables 4 / 6); ``filter``, a generated
     set's candidates scored by its filter model; ``detectors``, BiVLC's natural-vs-synthetic
     detectors on one encoder."""
@@ -279,6 +283,19 @@ def _retrieval_null_prior_job(config: dict[str, Any], model: str) -> StageJob:
                          "large" if scale == "xl" else scale)
 
 
+def _null_sampling_prior_job(config: dict[str, Any], model: str) -> StageJob:
+    """A captioner's null-sampling priors (VisualGPTScore appendix Table 5): each seed's
+    max(counts) null images against every text of the pair benchmark."""
+    from vlcomp.config import null_sampling
+
+    _, scale = _entry_scale(config, model, None)
+    spec = null_sampling(config)
+    passes = (len(spec["seeds"]) * max(spec["counts"])
+              * benchmark_size(config, spec["benchmark"]).texts) if spec else 0
+    return _per_item_job(config, "null_sampling_prior", model, passes, "retrieval_pair",
+                         "large" if scale == "xl" else scale)
+
+
 def _filter_job(config: dict[str, Any], genset: str) -> StageJob:
     spec = config["generation"][genset]
     model = spec.get("filter", {}).get("model")
@@ -299,4 +316,5 @@ def _detectors_job(config: dict[str, Any], model: str) -> StageJob:
 
 
 _OTHER_JOBS = {"llm_prior": _llm_prior_job, "captions": _captions_job, "filter": _filter_job,
-               "detectors": _detectors_job, "retrieval_null_prior": _retrieval_null_prior_job}
+               "detectors": _detectors_job, "retrieval_null_prior": _retrieval_null_prior_job,
+               "null_sampling_prior": _null_sampling_prior_job}

@@ -25,6 +25,7 @@ N/M``.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -394,6 +395,27 @@ def _vgs_table4(run: Run) -> TableCells:
     return table
 
 
+def _vgs_table5(run: Run) -> TableCells:
+    """Appendix Table 5's null half (`visualgptscore.null_sampling`): per captioner and
+    count, the oracle α* text score and α*, each with its std over seeds."""
+    from vlcomp.config import null_sampling
+    from vlcomp.report.visualgptscore import alpha_column, benchmark_name, null_sampling_row
+
+    table = TableCells()
+    spec = null_sampling(dict(run.config))
+    if not spec or spec["benchmark"] not in run.benchmarks:
+        return table
+    names = vgs_names(run.config)
+    chosen = spec["models"]
+    labels = [label for label in run.generative()
+              if chosen is None or any(m in chosen for m in run.groups[label])]
+    score = alpha_column(spec["benchmark"], "winoground", names)
+    alpha = f"{benchmark_name(spec['benchmark'], names)} alpha*"
+    table.add([null_sampling_row(label, n) for label in labels for n in spec["counts"]],
+              [score, score + STD, alpha, alpha + STD])
+    return table
+
+
 def _appendix_labels(run: Run, families: Iterable[str]) -> list[str]:
     """Rows of the appendix tables: the labels of the models of these families."""
     families = tuple(families)
@@ -491,6 +513,7 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
         "visualgptscore/table1": _vgs_table1(run),
         "visualgptscore/table2": _vgs_table2(run),
         "visualgptscore/table4": _vgs_table4(run),
+        "visualgptscore/table5": _vgs_table5(run),
         "visualgptscore/table10": _vgs_table10(run),
         "visualgptscore/table11": _vgs_table11(run),
         "visualgptscore/table13": _vgs_table13(run),
@@ -499,8 +522,9 @@ def plan_cells(config: Mapping[str, Any], relations: Iterable[str] = ()) -> dict
 
 # rows a table derives from a model's label, as the papers name them: VisualGPTScore's α
 # variants and priors, BiVLC's detector systems
-ROW_SUFFIXES = (" (alpha=alpha*val) null n=3", " (alpha=1) null n=3", " (alpha=alpha*val)",
-                " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
+ROW_SUFFIXES = (" (alpha=alpha*val)", " (alpha=alpha*)", " (alpha=1)", " P(t|null)", "/Det")
+# VisualGPTScore's rows with a sampled prior (Tables 5 and 6): "X (alpha=1) null n=3"
+SAMPLED_PRIOR_ROW = re.compile(r" \(alpha=[^)]+\) (?:null|LAION) n=\d+$")
 # published rows that name PMI: (paper, row) -> (model row, suffix)
 PRIOR_ROWS = {("visualgptscore", "PMI"): ("VisualGPTScore", " PMI")}
 # BiVLC Table 1's published rows -> the rows of our counts that reproduce them (Winoground's:
@@ -538,7 +562,9 @@ def row_counterparts(config: Mapping[str, Any], paper: str, row: str) -> list[st
         return [BIVLC_TABLE1_ROWS.get(row) or _winoground_row(config)]
     models = expand_models(dict(config))
     prefix, _, name = row.rpartition(" / ")
-    suffix = next((s for s in ROW_SUFFIXES if name.endswith(s)), "")
+    sampled = SAMPLED_PRIOR_ROW.search(name)
+    suffix = sampled.group(0) if sampled else next(
+        (s for s in ROW_SUFFIXES if name.endswith(s)), "")
     base = name.removesuffix(suffix) if suffix else name
     if paper == "visualgptscore" and name in LLM_ROWS.values():  # text-only: no captioner
         key = next(k for k, v in LLM_ROWS.items() if v == name)
@@ -620,7 +646,8 @@ def coverage(config: Mapping[str, Any]) -> list[Face]:
                 status = "no row" if column in columns else "no column"
             else:
                 status = "no column"
-            reason = published_only_reason(row, published_only)
+            reason = published_only_reason(row, published_only, record["paper"],
+                                           record["table"])
             if not found and reason:
                 status = f"published only: {reason}"
             data = any((r, column) in cells.data for r in found)

@@ -53,6 +53,8 @@ COMPARED = {
     "visualgptscore/table1": ("visualgptscore", ["table1"]),
     "visualgptscore/table2": ("visualgptscore", ["table2a", "table2b"]),
     "visualgptscore/table4": ("visualgptscore", ["table4a", "table6"]),
+    # appendix Table 5: P(t) from n null images (its LAION rows need LAION-114M)
+    "visualgptscore/table5": ("visualgptscore", ["table5"]),
     # the appendix: BLIP-2 on ARO / Crepe / VL-CheckList; text, image and group scores of BLIP
     # and BLIP-2 on Winoground / EqBen (Table 12's BLIP rows are Table 11's, with groups);
     # Winoground per Diwan tag
@@ -131,15 +133,18 @@ def models_as_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table.drop(columns="row", errors="ignore").set_axis(pd.Index(labels, name="row"))
 
 
-def published_only_reason(row: str, published_only: Mapping[str, str] | None) -> str | None:
+def published_only_reason(row: str, published_only: Mapping[str, str] | None,
+                          paper: str | None = None, table: str | None = None) -> str | None:
     """Why a published row is not reproduced (config ``published_only``), matched by the
-    whole row, its model (the last part of ``"gallery / strategy / model"``), or the name
-    before a parenthesised variant (``ShowTell (XE)`` -> ``ShowTell``)."""
-    table = published_only or {}
+    row of that paper's table (``"paper/table/row"``), the whole table (``"paper/table"``),
+    then by the whole row, its model (the last part of ``"gallery / strategy / model"``), or
+    the name before a parenthesised variant (``ShowTell (XE)`` -> ``ShowTell``)."""
+    reasons = published_only or {}
     model = row.rsplit(" / ", 1)[-1]
-    for name in (row, model, model.split(" (", 1)[0]):
-        if name in table:
-            return table[name]
+    scoped = [f"{paper}/{table}/{row}", f"{paper}/{table}"] if paper and table else []
+    for name in (*scoped, row, model, model.split(" (", 1)[0]):
+        if name in reasons:
+            return reasons[name]
     return None
 
 
@@ -258,7 +263,8 @@ def side_by_side(
                 mine = np.nan
                 if mine_row in ours.index and mine_column in ours.columns:
                     mine = float(ours.loc[mine_row, mine_column])
-                reason = published_only_reason(row, published_only)
+                reason = published_only_reason(row, published_only, record.get("paper"),
+                                               record.get("table"))
                 note = f"published only: {reason}" if np.isnan(mine) and reason else ""
                 rows.append({"row": row, "ours": mine_row, "column": column,
                              "published": float(value), "reproduced": mine,

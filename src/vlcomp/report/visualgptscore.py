@@ -11,6 +11,8 @@ the α-curve records of generative models (`vlcomp.metrics.alpha_curves`,
 * ``alpha_table`` (Table 4): α = 0, α = 1 and α* picked on validation halves (held-out
   accuracy and α*, mean ± std over repeats), and the oracle α* picked on all items.
 * ``alpha_curves_figure`` (Table 3's curves): accuracy against α, one panel per benchmark.
+* ``null_sampling_table`` (appendix Table 5, null half): the oracle α* text score with P(t)
+  from n null images, mean and std over sampling seeds.
 
 Rows are methods and columns benchmarks, as in the paper (and its published records).
 """
@@ -157,6 +159,27 @@ def prior_table(records: Records, labels: Mapping[str, str],
 def null_prior_row(row: str, n: int) -> str:
     """A Table 4 row with VisualGPTScore Table 6's null-image prior of ``n`` images."""
     return f"{row} null n={n}"
+
+
+def null_sampling_row(label: str, n: int) -> str:
+    """A row of VisualGPTScore appendix Table 5: ``label``'s oracle α* with P(t) from n null
+    images."""
+    return f"{label} (alpha=alpha*) null n={n}"
+
+
+def null_sampling_table(summaries: Mapping[str, pd.DataFrame], benchmark: str,
+                        names: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Appendix Table 5's null half: per model label and count n (`null_sampling_row`), the
+    text score at the oracle α* and that α*, each with its std over seeds (``summaries``:
+    label -> `vlcomp.metrics.null_sampling.null_sampling_summary`)."""
+    score = alpha_column(benchmark, "winoground", names)
+    alpha = f"{benchmark_name(benchmark, names)} alpha*"
+    columns = [score, f"{score} std", alpha, f"{alpha} std"]
+    rows = {null_sampling_row(label, int(n)): {
+        score: row.accuracy, f"{score} std": row.accuracy_std,
+        alpha: row.alpha, f"{alpha} std": row.alpha_std}
+        for label, summary in summaries.items() for n, row in summary.iterrows()}
+    return _frame(rows, columns)
 
 
 def alpha_table(records: Records, labels: Mapping[str, str],

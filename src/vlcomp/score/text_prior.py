@@ -167,3 +167,30 @@ def retrieval_null_priors(scorer: Any, texts: dict[str, Sequence[str]], null: di
                                                   desc=f"log P(t | null) {split}")
         out[split], out[f"{split}_per_image"] = prior, per_image
     return out
+
+
+def null_sampling_column(seed: int, n: int) -> str:
+    """The prior column of one draw (``seed``) and count (``n``) in a null-sampling table."""
+    return f"log_prior_s{seed}_n{n}"
+
+
+def null_sampling_priors(scorer: Any, texts: Sequence[str], null: dict[str, Any],
+                         counts: Sequence[int], seeds: Sequence[int], batch_size: int = 32,
+                         image_batch: int = 64) -> dict[str, np.ndarray]:
+    """VisualGPTScore appendix Table 5's null half: per seed, max(counts) Gaussian null
+    images (``null``'s ``mean``, ``std``, ``space``; the seed replaces its ``seed``) are
+    encoded once and every text scored against each; the prior of count n averages the
+    first n as probabilities. Returns `null_sampling_column` -> log P(t) per text."""
+    top = max(counts)
+    out: dict[str, np.ndarray] = {}
+    for seed in seeds:
+        states = scorer.null_image_states(top, mean=null["mean"], std=null["std"],
+                                          seed=int(seed), space=null["space"],
+                                          batch_size=image_batch)
+        _, per_image = log_prior_given_states(scorer, states, list(texts), batch_size,
+                                              chunk=max(1, 65536 // top),
+                                              desc=f"log P(t | {top} null images) seed {seed}")
+        for n in counts:
+            out[null_sampling_column(seed, n)] = log_mean_exp(per_image[:, :n], axis=1)
+        del states
+    return out

@@ -1,0 +1,142 @@
+"""VisualGPTScore appendix Table 5's null half: priors from n null images per sampling seed
+(`vlcomp.score.text_prior.null_sampling_priors`), the oracle α* text score per seed and
+count (`vlcomp.metrics.null_sampling`), its table and the rows it faces in the paper."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import yaml
+
+from vlcomp.config import ConfigError, null_sampling
+from vlcomp.config_checks import _check_null_sampling
+from vlcomp.metrics.alpha_curves import alpha_curve
+from vlcomp.metrics.debias import log_mean_exp
+from vlcomp.metrics.null_sampling import null_sampling_runs, null_sampling_summary
+from vlcomp.report.coverage import plan_cells, row_counterparts
+from vlcomp.report.visualgptscore import null_sampling_row, null_sampling_table
+from vlcomp.score.text_prior import (
+    gaussian_null_pixels,
+    null_sampling_column,
+    null_sampling_priors,
+)
+
+from .conftest import REPO
+
+RNG = np.random.default_rng(5)
+WORDS = [f"caption {k}" for k in range(30)]
+NULL = {"mean": 1.0, "std": 0.25, "space": "normalized", "seed": 0}
+
+
+class NullScorer:
+    """log P(t | image) = -(text length) * (1 + mean pixel of the image): each null image
+    and seed gives other numbers, and the call records what it was asked."""
+
+    def __init__(self):
+        self.draws: list[tuple[int, int, int]] = []
+
+    def null_image_states(self, n, *, mean, std, seed, space, batch_size):
+        self.draws.append((n, seed, batch_size))
+        pixels = gaussian_null_pixels(n, 4, mean=mean, std=std, seed=seed, space=space)
+        return pixels.mean(dim=(1, 2, 3))
+
+    def log_likelihood_given_states(self, states, index, texts, batch_size):
+        return np.array([-len(t) * (1 + float(states[i])) for i, t in zip(
+            index.tolist(), texts, strict=True)])
+
+
+def test_each_seed_draws_the_largest_count_once_and_n_averages_its_first_n():
+    scorer, texts = NullScorer(), WORDS[:5]
+    priors = null_sampling_priors(scorer, texts, NULL, [1, 3, 5], [0, 7], image_batch=2)
+    assert scorer.draws == [(5, 0, 2), (5, 7, 2)]
+    assert set(priors) == {null_sampling_column(s, n) for s in (0, 7) for n in (1, 3, 5)}
+    for seed in (0, 7):
+        means = gaussian_null_pixels(5, 4, seed=seed).mean(dim=(1, 2, 3)).numpy()
+        per_image = np.array([[-len(t) * (1 + m) for m in means] for t in texts])
+        for n in (1, 3, 5):
+            np.testing.assert_allclose(priors[null_sampling_column(seed, n)],
+                                       log_mean_exp(per_image[:, :n], axis=1), rtol=1e-6)
+    assert not np.allclose(priors["log_prior_s0_n3"], priors["log_prior_s7_n3"])
+
+
+def pair_items(n=60):
+    rows = []
+    for k in range(n):
+        texts = list(RNG.choice(WORDS, size=2, replace=False))
+        rows.append({"item_id": f"p{k}", "subset": "swap", "image_ids": [f"a{k}", f"b{k}"],
+                     "texts": texts, "protocol": "pair", "label": 0, "tie_policy": "strict",
+                     "scores": RNG.normal(-15, 2, size=(2, 2)).tolist()})
+    return pd.DataFrame(rows)
+
+
+def test_each_run_is_the_oracle_alpha_of_the_alpha_curve_with_that_prior():
+    items = pair_items()
+    priors = pd.DataFrame({"text": WORDS, **{
+        null_sampling_column(s, n): RNG.normal(-20, 3, size=len(WORDS))
+        for s in (0, 1, 2) for n in (3, 10)}})
+    runs = null_sampling_runs(items, priors, [3, 10], [0, 1, 2], metric="winoground")
+    assert list(runs.columns) == ["seed", "n", "alpha", "accuracy"] and len(runs) == 6
+    for r in runs.itertuples():
+        prior = dict(zip(priors.text, priors[null_sampling_column(r.seed, r.n)], strict=True))
+        _, summary = alpha_curve(items, prior, metric="winoground")
+        assert (r.alpha, r.accuracy) == (summary["oracle"]["alpha"],
+                                          summary["oracle"]["accuracy"])
+    summary = null_sampling_summary(runs)
+    three = runs[runs.n == 3]
+    assert summary.loc[3, "accuracy"] == pytest.approx(three.accuracy.mean())
+    assert summary.loc[3, "accuracy_std"] == pytest.approx(np.std(three.accuracy))  # ddof 0
+    assert summary.loc[10, "alpha_std"] == pytest.approx(np.std(runs[runs.n == 10].alpha))
+    assert summary.loc[10, "seeds"] == 3
+
+
+def test_a_missing_prior_column_names_the_seed_and_count():
+    priors = pd.DataFrame({"text": WORDS, null_sampling_column(0, 3): 0.0})
+    with pytest.raises(ValueError, match="seed 1, 3 null images"):
+        null_sampling_runs(pair_items(4), priors, [3], [0, 1], metric="winoground")
+
+
+def test_the_table_names_rows_and_columns_as_the_paper():
+    summary = pd.DataFrame({"accuracy": [36.0, 36.5], "accuracy_std": [0.5, 0.1],
+                            "alpha": [0.82, 0.84], "alpha_std": [0.01, 0.0], "seeds": [5, 5]},
+                           index=pd.Index([3, 10], name="n"))
+    table = null_sampling_table({"BLIP": summary}, "winoground")
+    assert list(table.index) == [null_sampling_row("BLIP", 3), "BLIP (alpha=alpha*) null n=10"]
+    assert list(table.columns) == ["Winoground Text Score", "Winoground Text Score std",
+                                   "Winoground alpha*", "Winoground alpha* std"]
+    assert table.loc["BLIP (alpha=alpha*) null n=3", "Winoground alpha*"] == 0.82
+
+
+def paper_config():
+    return yaml.safe_load((REPO / "config" / "paper.yaml").read_text())
+
+
+def test_the_paper_configuration_faces_table5s_null_rows_with_the_laion_blip():
+    config = paper_config()
+    assert null_sampling(config) == {"benchmark": "winoground", "counts": [3, 10, 100, 1000],
+                                     "seeds": [0, 1, 2, 3, 4],
+                                     "models": ["blip_pretrained_large"]}
+    label = config["models"]["blip_pretrained_large"]["label"]
+    for n in (3, 1000):
+        assert row_counterparts(config, "visualgptscore", null_sampling_row("VisualGPTScore", n)
+                                ) == [null_sampling_row(label, n)]
+    cells = plan_cells(config)["visualgptscore/table5"].cells
+    assert (null_sampling_row(label, 100), "Winoground alpha* std") in cells
+    assert len(cells) == 4 * 4  # 4 counts x (score, its std, alpha*, its std)
+
+
+def test_bad_null_sampling_keys_name_the_key():
+    config = paper_config()
+    config["visualgptscore"]["null_sampling"]["benchmark"] = "sugarcrepe"
+    with pytest.raises(ConfigError, match=r"null_sampling\.benchmark: 'sugarcrepe'"):
+        _check_null_sampling(config)
+    config = paper_config()
+    config["visualgptscore"]["null_sampling"]["models"] = ["blip_itm_large"]
+    with pytest.raises(ConfigError, match=r"null_sampling\.models: 'blip_itm_large'"):
+        _check_null_sampling(config)
+
+
+def test_a_draws_first_images_do_not_depend_on_its_size():
+    pixels = gaussian_null_pixels(5, 8, seed=3)
+    assert torch.equal(pixels[:2], gaussian_null_pixels(2, 8, seed=3))
