@@ -14,14 +14,14 @@ from vlcomp.config import ConfigError, null_sampling
 from vlcomp.config_checks import _check_null_sampling
 from vlcomp.metrics.alpha_curves import alpha_curve
 from vlcomp.metrics.debias import log_mean_exp
-from vlcomp.metrics.null_sampling import null_sampling_runs, null_sampling_summary
+from vlcomp.metrics.null_sampling import (
+    null_sampling_column,
+    null_sampling_runs,
+    null_sampling_summary,
+)
 from vlcomp.report.coverage import plan_cells, row_counterparts
 from vlcomp.report.visualgptscore import null_sampling_row, null_sampling_table
-from vlcomp.score.text_prior import (
-    gaussian_null_pixels,
-    null_sampling_column,
-    null_sampling_priors,
-)
+from vlcomp.score.text_prior import gaussian_null_pixels, null_sampling_priors
 
 from .conftest import REPO
 

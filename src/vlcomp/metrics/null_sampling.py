@@ -1,6 +1,7 @@
 """VisualGPTScore appendix Table 5's null half: a captioner's text score on a 2 × 2 pair
 benchmark at the test-set oracle α*, with P(t) from n Gaussian null images, per sampling
-seed (`vlcomp.score.text_prior.null_sampling_priors`), and the mean and std over seeds.
+seed (`vlcomp.score.text_prior.null_sampling_priors`, one `null_sampling_column` each),
+and the mean and std over seeds.
 
 The paper: "We ablate 3/10/100/1000 gaussian noise and LAION samples and report both mean
 and std using 5 sampling seeds. The optimal α* ∈ [0, 1] is grid searched on testset via a
@@ -18,7 +19,12 @@ import pandas as pd
 
 from vlcomp.metrics.alpha_curves import headline_aggregate, item_correct_over_alphas
 from vlcomp.metrics.debias import alpha_grid, best_alpha
-from vlcomp.score.text_prior import null_sampling_column
+
+
+def null_sampling_column(seed: int, n: int) -> str:
+    """The prior column of one draw (``seed``) and count (``n``) in a null-sampling table
+    (`vlcomp.score.text_prior.null_sampling_priors` writes them)."""
+    return f"log_prior_s{seed}_n{n}"
 
 
 def null_sampling_runs(items: pd.DataFrame, priors: pd.DataFrame, counts: Sequence[int],

@@ -18,6 +18,7 @@ import torch
 from tqdm import tqdm
 
 from vlcomp.metrics.debias import log_mean_exp
+from vlcomp.metrics.null_sampling import null_sampling_column
 from vlcomp.seeding import stable_rng
 
 NULL_SPACES = ("normalized", "pixel")
@@ -167,11 +168,6 @@ def retrieval_null_priors(scorer: Any, texts: dict[str, Sequence[str]], null: di
                                                   desc=f"log P(t | null) {split}")
         out[split], out[f"{split}_per_image"] = prior, per_image
     return out
-
-
-def null_sampling_column(seed: int, n: int) -> str:
-    """The prior column of one draw (``seed``) and count (``n``) in a null-sampling table."""
-    return f"log_prior_s{seed}_n{n}"
 
 
 def null_sampling_priors(scorer: Any, texts: Sequence[str], null: dict[str, Any],
