@@ -11,10 +11,10 @@ import pytest
 from vlcomp.benchmarks.aro_vg import attribution_items, relation_items, write_crops
 from vlcomp.benchmarks.bivlc import bivlc_items, rendered_selection
 from vlcomp.benchmarks.order import order_items
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.benchmarks.sugarcrepe import sugarcrepe_items
 from vlcomp.data.world import read_scenes
 from vlcomp.generate.world_renderer import generate_negative_images
+from vlcomp.items import make_items
 from vlcomp.world.edits import SUBSETS
 from vlcomp.world.oracle import Oracle
 from vlcomp.world.scene import ASYMMETRIC_RELATIONS, NEXT_TO

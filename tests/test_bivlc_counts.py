@@ -28,11 +28,11 @@ from vlcomp.benchmarks.bivlc_table1 import (
     benchmark_statistics,
     benchmark_table,
 )
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.data.bivlc import bivlc_items
 from vlcomp.data.sugarcrepe import sugarcrepe_items
 from vlcomp.data.winoground import winoground_items
 from vlcomp.io import read_parquet, write_parquet
+from vlcomp.items import make_items
 from vlcomp.text.llm_negatives import llm_negatives
 
 from .conftest import SHARED_DATA
@@ -241,7 +241,7 @@ def test_items_without_category_are_counted_apart():
 def test_table1_gets_winoground_beside_sugarcrepe_and_bivlc():
     from vlcomp.benchmarks.bivlc import category_counts
     from vlcomp.benchmarks.bivlc_table1 import with_winoground
-    from vlcomp.benchmarks.schema import make_items
+    from vlcomp.items import make_items
 
     pairs = make_items([{"item_id": f"w{k}", "subset": tag, "image_ids": [f"a{k}", f"b{k}"],
                          "texts": ["x", "y"], "protocol": "pair", "label": 0,

@@ -79,3 +79,25 @@ def test_no_module_of_the_package_imports_itself_round_a_cycle():
              for f in files}
     assert len(graph) > 150
     assert import_cycles(graph) == []
+
+
+def test_the_item_schema_lies_below_both_data_loaders_and_benchmark_builders():
+    """`vlcomp.items` is what both build on: the loaders of released data never import the
+    benchmark builders, and the builders reach neither into the loaders nor into training."""
+    files = sorted(SRC.joinpath("vlcomp").rglob("*.py"))
+    modules = {module_name(f) for f in files}
+
+    def reaches(package: str, others: tuple[str, ...]) -> dict[str, set[str]]:
+        found = {}
+        for f in files:
+            name = module_name(f)
+            if name == package or name.startswith(package + "."):
+                bad = {m for m in package_imports(f, modules)
+                       if any(m == o or m.startswith(o + ".") for o in others)}
+                if bad:
+                    found[name] = bad
+        return found
+
+    assert reaches("vlcomp.data", ("vlcomp.benchmarks",)) == {}
+    assert reaches("vlcomp.benchmarks", ("vlcomp.data", "vlcomp.train")) == {}
+    assert reaches("vlcomp.items", ("vlcomp.data", "vlcomp.benchmarks", "vlcomp.train")) == {}

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 import vlcomp.score.pair_plan as plan_module
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 from vlcomp.metrics.compute import compute_metrics
 from vlcomp.score.embeddings import embed_image_set, embed_texts, unique_texts
 from vlcomp.score.matrices import score_items

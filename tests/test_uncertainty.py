@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 from vlcomp.metrics.benchmarks import merge_scores
 from vlcomp.metrics.compute import compute_metrics
 from vlcomp.metrics.uncertainty import (

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.io import open_rgb
+from vlcomp.items import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import true_relations

@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.image.neighbours import nearest_neighbours
+from vlcomp.items import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.grammar import CaptionSpec
 from vlcomp.world.oracle import Oracle

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 # BiVLC Table 1's categories, in the paper's column order.
 CATEGORIES = (("replace", "obj"), ("replace", "att"), ("replace", "rel"),

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from vlcomp.benchmarks.bivlc import CATEGORIES, category_columns
-from vlcomp.data.sources import TROHN_ROWS
+from vlcomp.release_sizes import TROHN_ROWS
 
 SUBSETS = tuple(f"{t}_{s}" for t, s in CATEGORIES)  # replace_obj, ..., add_att
 TABLE5_COLUMNS = (*category_columns(), "TOTAL")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 
 def order_items(perturbed: dict[int, pd.DataFrame], captions: pd.DataFrame) -> pd.DataFrame:

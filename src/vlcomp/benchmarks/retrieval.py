@@ -15,8 +15,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from vlcomp.items import finest_index
 from vlcomp.text.pre_caption import preprocess_texts
-from vlcomp.train.data import finest_index
 from vlcomp.world.grammar import CaptionSpec, NounPhrase, render_caption
 from vlcomp.world.scene import Scene
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.edits import SUBSETS, Edit, verified_negative

@@ -22,8 +22,8 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.benchmarks.sugarcrepe import first_verified_edits
+from vlcomp.items import make_items
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.grammar import CaptionSpec
 from vlcomp.world.oracle import Oracle

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 KINDS = {"vg_relation": "visual_genome_relation.json",
          "vg_attribution": "visual_genome_attribution.json"}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 ITEMS = 54253
 

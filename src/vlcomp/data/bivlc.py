@@ -17,8 +17,8 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.io import atomic_path
+from vlcomp.items import make_items
 from vlcomp.pins import BIVLC_HUB
 
 HUB_ID = BIVLC_HUB

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 NEGATIVE_TYPES = ("atom", "negate", "swap")
 # Row names in VisualGPTScore Tables 1, 2a and 10 (its text in §5 says "AtomFolds").

@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from vlcomp.benchmarks.schema import make_items
 from vlcomp.io import atomic_path
+from vlcomp.items import make_items
 
 ANNOTATION_NAMES = ("eqben_subset_10percent_final.json", "all_select.json")
 FIELDS = ("image0", "caption0", "image1", "caption1")

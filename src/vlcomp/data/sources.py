@@ -76,8 +76,6 @@ CIFAR_SHA256 = {
 IMAGENET_TERMS = ("ILSVRC2012 needs an image-net.org account: log in at "
                   "https://image-net.org/download-images.php and accept the terms of access; ")
 VG_IMAGES = "https://cs.stanford.edu/people/rak248/VG_100K_2"
-# rows per split of BiVLC's released TROHN sets (the hub cards)
-TROHN_ROWS = {"trohn_text": {"train": 2_922_276, "validation": 730_570}}
 SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "replace_rel",
                       "swap_att", "swap_obj")
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"

@@ -21,8 +21,8 @@ from tqdm import tqdm
 
 from vlcomp.data.bivlc import _image_bytes, _write_image
 from vlcomp.data.negclip_release import normalise
-from vlcomp.data.sources import TROHN_ROWS
 from vlcomp.pins import TROHN_HUB
+from vlcomp.release_sizes import TROHN_ROWS
 
 HUB_IDS = TROHN_HUB
 SPLITS = {"train": "train", "val": "validation"}  # vlcomp's name -> the release's split

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 RELEASE_COMMIT = "6f8d6a3281c401b89e4e154f46c6974ec2df3a82"
 SUBSETS = ("action", "spatial")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 
 ITEMS = 400
 FIELDS = ("id", "image_0", "image_1", "caption_0", "caption_1")

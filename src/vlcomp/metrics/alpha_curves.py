@@ -2,7 +2,7 @@
 Table 4): per-item correctness over the α grid, the benchmark's headline aggregate per α, the
 oracle α* and the validation-split α*.
 
-Items follow the choice schema (`vlcomp.benchmarks.schema`) with their score matrices
+Items follow the choice schema (`vlcomp.items`) with their score matrices
 S[image, text] = log P(text | image) (`results/scores/{model}/{benchmark}.parquet`) and a
 prior log P(text) for every text (`vlcomp.score.text_prior`):
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from vlcomp.io import open_rgb
+from vlcomp.items import finest_index
 
 
 @dataclass
@@ -58,18 +59,8 @@ def load_split(
     )
 
 
-def finest_index(texts: Sequence[str]) -> int:
-    """Position of the most detailed caption: the longest, ties going to the first.
-
-    Retrieval uses it (validation and the retrieval benchmark): coarse captions such as
-    "a circle and a square" fit many images, so retrieval with them measures the world's
-    ambiguity rather than the model.
-    """
-    return max(range(len(texts)), key=lambda i: len(texts[i]))
-
-
 def finest_captions(captions: list[list[str]]) -> list[list[str]]:
-    """Each image's most detailed caption (`finest_index`) as a one-item list."""
+    """Each image's most detailed caption (`vlcomp.items.finest_index`) as a one-item list."""
     return [[caps[finest_index(caps)]] for caps in captions]
 
 

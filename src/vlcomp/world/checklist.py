@@ -22,7 +22,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.captions import SHAPE, noun_phrase
 from vlcomp.world.config import WorldConfig

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.edits import verified_negative

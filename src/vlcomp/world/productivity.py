@@ -35,7 +35,7 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 
-from vlcomp.benchmarks.schema import make_items
+from vlcomp.items import make_items
 from vlcomp.seeding import stable_rng
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.geometry import holds, true_relations

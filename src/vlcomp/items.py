@@ -1,6 +1,10 @@
-"""The choice schema every benchmark table follows."""
+"""The choice schema every benchmark table follows (DESIGN §4), below both the loaders of
+released data (`vlcomp.data`) and the builders of benchmarks (`vlcomp.benchmarks`), and the
+caption an image is queried by in retrieval and validation (`finest_index`)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -34,3 +38,13 @@ def make_items(rows: list[dict]) -> pd.DataFrame:
             raise ValueError(f"item {row.item_id!r}: label {row.label} out of range 0..{n - 1}")
     cols = list(CHOICE_COLUMNS) + [c for c in df.columns if c not in CHOICE_COLUMNS]
     return df[cols].reset_index(drop=True)
+
+
+def finest_index(texts: Sequence[str]) -> int:
+    """Position of the most detailed caption: the longest, ties going to the first.
+
+    Retrieval uses it (validation and the retrieval benchmark): coarse captions such as
+    "a circle and a square" fit many images, so retrieval with them measures the world's
+    ambiguity rather than the model.
+    """
+    return max(range(len(texts)), key=lambda i: len(texts[i]))
