@@ -5,7 +5,9 @@ with the loss a numpy scalar, pickled by numpy 1.x: the pickle names the globals
 ``numpy.core.multiarray.scalar`` and ``numpy.dtype`` (the hub's pickle scan lists exactly
 these). numpy 2 would write ``numpy._core``, so `save_like_numpy1` rewrites that one name.
 NegCLIP's file is an open_clip training checkpoint (``{epoch, name, state_dict, optimizer}``,
-``module.`` prefixes from DDP).
+``module.`` prefixes from DDP). GNM's ``gnm_clip.pt`` is its ``train.py``'s save of the clip
+package's model after ``clip.load(jit=False)`` on CUDA: fp16 weights under OpenAI's key names,
+Adam's state, and the last batch's loss as a tensor that still requires grad.
 """
 
 from __future__ import annotations
@@ -63,3 +65,19 @@ def save_negclip_checkpoint(state_dict: dict[str, torch.Tensor], path: str | Pat
                "state_dict": {f"module.{k}": v for k, v in state_dict.items()},
                "optimizer": _optimizer_state(state_dict)}
     (save_like_numpy1 if numpy_metadata else torch.save)(payload, path)
+
+
+def save_gnm_checkpoint(state_dict: dict[str, torch.Tensor], path: str | Path,
+                        epoch: int = 9) -> None:
+    """A GNM-style ``gnm_clip.pt``: fp16 floating weights (the clip package's CUDA load), Adam's
+    state, the epoch and the loss tensor."""
+    half = {k: v.half() if v.is_floating_point() else v for k, v in state_dict.items()}
+    params = [torch.nn.Parameter(v.float().clone()) for v in half.values()
+              if v.is_floating_point()]
+    optimizer = torch.optim.Adam(params, lr=1e-6, betas=(0.9, 0.98), eps=1e-6,
+                                 weight_decay=0.1)
+    loss = sum(p.sum() for p in params) * 0 + 2.5
+    loss.backward()
+    optimizer.step()
+    torch.save({"epoch": epoch, "model_state_dict": half,
+                "optimizer_state_dict": optimizer.state_dict(), "loss": loss}, path)

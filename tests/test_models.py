@@ -107,6 +107,26 @@ def test_state_dict_wrappers_load_identically(tmp_path):
     np.testing.assert_allclose(np.linalg.norm(ref_img, axis=1), 1, atol=1e-5)
 
 
+def test_a_gnm_checkpoint_loads_its_fp16_weights_into_fp32(tmp_path):
+    """GNM's ``gnm_clip.pt`` (clip package, fp16 on CUDA, ``model_state_dict``) scores as
+    the open_clip model whose weights are those fp16 values."""
+    from .released_checkpoints import save_gnm_checkpoint
+
+    state = _tiny_state_dict(TINY_QG)
+    save_gnm_checkpoint(state, tmp_path / "gnm_clip.pt")
+    entry = {"family": "open_clip", "arch": TINY_QG, "pretrained": str(tmp_path / "gnm_clip.pt")}
+    scorer = build_scorer("gnm", entry)
+    rounded = open_clip.create_model(TINY_QG)
+    rounded.load_state_dict({k: v.half().float() if v.is_floating_point() else v
+                             for k, v in state.items()})
+    tok = open_clip.get_tokenizer(TINY_QG)
+    with torch.inference_mode():
+        direct = rounded.encode_text(tok(TEXTS), normalize=True).numpy()
+    texts = scorer.embed_texts(TEXTS)
+    assert texts.dtype == np.float32
+    np.testing.assert_allclose(texts, direct, atol=1e-6)
+
+
 @pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:FutureWarning")
 def test_load_state_dict_file_errors_and_torchscript(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"missing\.pt"):

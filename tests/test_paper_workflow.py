@@ -20,16 +20,16 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 56 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
+    # 57 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
     # BERT JSONs; CIFAR-10/100's archives read in place; BLIP-2: LAVIS' stage-1 checkpoint for
-    # the Q-Former's LM head), Stanford CoreNLP 3.6.0 for SPICE (laid out by spice_jars) and
-    # OpenAI's ViT-B/32 and ViT-L/14 weights (vlcomp.pins), 12 folders unpacked (Visual
-    # Genome's two zips into one); Flickr30k, VL-CheckList's HAKE images, GNM's checkpoint and
+    # the Q-Former's LM head; GNM's gnm_clip.pt), Stanford CoreNLP 3.6.0 for SPICE (laid out
+    # by spice_jars) and OpenAI's ViT-B/32 and ViT-L/14 weights (vlcomp.pins), 12 folders
+    # unpacked (Visual Genome's two zips into one); Flickr30k, VL-CheckList's HAKE images and
     # ImageNet's train, val and devkit checked (manual downloads); 19 hub snapshots: 16 models
     # (BLIP x 4, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
     # OPT, SDXL and its DPO UNet; BLIP's large captioner also gives the BLIP conversion its
     # tokenizer) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img)
-    "download_file": 59, "unpack_archive": 12, "check_manual_download": 6, "wordnet": 1,
+    "download_file": 60, "unpack_archive": 12, "check_manual_download": 5, "wordnet": 1,
     "download_hub_snapshot": 19, "spice_jars": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split

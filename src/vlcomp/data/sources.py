@@ -341,13 +341,13 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
         f"{HUB}/imirandam/CLIP_TROHN-Img/resolve/main/best_CLIP_TROHN-Img_9.pt"),),
         notes="BiVLC's CLIP fine-tuned with generated hard negative images."),
     Source(
-        "gnm", hub_id="ugursahin/generative-negative-mining-clip",
-        manual=("GNM's fine-tuned CLIP (Sahin et al., 2024; BiVLC Tables 2, 3, 6): download the "
-                "checkpoint (.pt) from https://huggingface.co/ugursahin/generative-negative-"
-                "mining-clip and save it as resources/models/gnm/gnm.pt (the file name on the "
-                "hub is not known here; GNM's train.py saves {epoch, model_state_dict, "
-                "optimizer_state_dict, loss} of OpenAI's ViT-B/32, QuickGELU)."),
-        check=ManualCheck("models/gnm", "gnm.pt", 1),
+        "gnm", hub_id="ugursahin/generative-negative-mining-clip", files=(RemoteFile(
+            "models/gnm/gnm_clip.pt",
+            f"{HUB}/ugursahin/generative-negative-mining-clip/resolve/main/gnm_clip.pt"),),
+        notes="GNM's fine-tuned CLIP (Sahin et al., 2024; BiVLC Tables 2, 3, 6): OpenAI's "
+              "ViT-B/32 (QuickGELU) fine-tuned with the clip package, saved by GNM's train.py "
+              "as {epoch, model_state_dict, optimizer_state_dict, loss} with fp16 weights "
+              "(clip.load on CUDA); family open_clip, arch ViT-B-32-quickgelu.",
         licence="see the model card"),
     Source("sdxl_base", hub_id="stabilityai/stable-diffusion-xl-base-1.0",
            notes="variant fp16; UNet replaced by mhdang/dpo-sdxl-text2image-v1"),
