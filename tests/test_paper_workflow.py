@@ -283,6 +283,13 @@ def test_real_formats_run_end_to_end(real_run):
     wino = pd.read_parquet(work / "results/benchmarks/winoground.parquet")
     assert len(wino) == 6 and set(wino.subset) == {"Object", "Relation", "Both"}
     table1 = pd.read_csv(work / "results/tables/visualgptscore/table1.csv", index_col=0)
+    # VL-CheckList sampled as its Evaluate samples (the first 1000 per corpus), said in a note
+    sampling = json.loads((work / "results/benchmarks/vl_checklist_sampling.json").read_text())
+    assert sampling["max_per_corpus"] == 1000
+    assert {(c["subset"], c["corpus"]) for c in sampling["corpora"]} == {
+        ("action", "swig"), ("action", "vg"), ("spatial", "vg")}
+    assert "VL-CheckList Relation: the first 1000 entries with an image per corpus" in (
+        work / "results/tables/visualgptscore/table1.md").read_text()
     assert {"Winoground Text Score", "Winoground Image Score"} <= set(table1.columns)
     assert table1.loc["Random", "Winoground Text Score"] == 25.0
     # retrieval with log P(t|i): alpha* from the val gallery, COCO I2T R@1/R@5 (Table 4a)

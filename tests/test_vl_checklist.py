@@ -10,9 +10,12 @@ import pandas as pd
 import pytest
 
 from vlcomp.data.vl_checklist import (
+    REFERENCE_PER_CORPUS,
     RELATION_FILES,
     read_entries,
     relation_configs,
+    sampling_note,
+    vl_checklist_relation,
     vl_checklist_relation_items,
 )
 from vlcomp.metrics.vl_checklist import vl_checklist_aggregate, vl_checklist_metrics
@@ -130,18 +133,47 @@ def test_filters_and_truncation(release):
 
 
 def test_missing_images(release):
+    """As the reference's loader, entries without their image are dropped, counted and named;
+    more than ``max_missing`` of a corpus (a partial download) is an error naming where the
+    images belong, and ``missing="error"`` makes any one an error."""
     root, images = release
     (images / "hake" / "hake_images_20190730" / "a.jpg").unlink()
     with pytest.raises(FileNotFoundError) as err:
-        vl_checklist_relation_items(root, images)
+        vl_checklist_relation_items(root, images)  # 1 of hake's 2 entries: over 1 %
     text = str(err.value)
+    assert "more than 1.0% of the entries lack their image" in text
     assert "hake.yaml" in text and "entry 1" in text and str(images / "hake") in text
     assert "HAKE images" in text
+    with pytest.raises(FileNotFoundError, match=r"hake\.yaml"):
+        vl_checklist_relation_items(root, images, missing="error", max_missing=1.0)
     with pytest.warns(UserWarning, match="skipped 1 entries"):
-        items, _ = vl_checklist_relation_items(root, images, missing="skip")
-    assert "action-hake-000001" not in set(items.item_id) and len(items) == 7
+        found = vl_checklist_relation(root, images, max_missing=0.5)
+    assert "action-hake-000001" not in set(found.items.item_id) and len(found.items) == 7
+    hake = next(c for c in found.counts if c.corpus == "hake")
+    assert (hake.entries, hake.missing_images, hake.kept) == (2, 1, 1)
+    assert hake.missing_examples == ("hake/hake_images_20190730/a.jpg",)
+    note = sampling_note(found.report(REFERENCE_PER_CORPUS))
+    assert note.startswith("VL-CheckList Relation: the first 1000 entries with an image")
+    assert "dropped for a missing image: action/hake 1 of 2 (e.g. hake/hake_images_20190730/" \
+        "a.jpg)" in note
     items, table = vl_checklist_relation_items(root, images, missing="ignore")
     assert len(items) == 8 and len(table) == 6
+
+
+def test_the_reference_keeps_the_first_thousand_entries_per_corpus(tmp_path):
+    many = dict(ENTRIES)
+    many["data/Relation/vg/spatial.json"] = [
+        [f"VG_100K/{k}.jpg", {"POS": [f"a on b {k}"], "NEG": [f"a under b {k}"]}]
+        for k in range(REFERENCE_PER_CORPUS + 5)]
+    root = make_release(tmp_path / "r", many)
+    found = vl_checklist_relation(root, tmp_path, missing="ignore")
+    spatial = found.items[found.items.subset == "spatial"]
+    assert len(spatial) == REFERENCE_PER_CORPUS
+    assert spatial.entry.tolist() == list(range(REFERENCE_PER_CORPUS))  # the first, in order
+    every = vl_checklist_relation(root, tmp_path, missing="ignore", max_per_corpus=None)
+    assert (every.items.subset == "spatial").sum() == REFERENCE_PER_CORPUS + 5
+    assert sampling_note(every.report(None)).startswith(
+        "VL-CheckList Relation: every entry with an image: ")
 
 
 def test_bad_release_errors(tmp_path):

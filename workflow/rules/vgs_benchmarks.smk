@@ -73,6 +73,7 @@ if "vl_checklist" in BENCHMARKS and source_of("vl_checklist") == "release":
         output:
             benchmark="results/benchmarks/vl_checklist.parquet",
             imageset="results/imagesets/vl_checklist.parquet",
+            report="results/benchmarks/vl_checklist_sampling.json",
         log:
             "logs/benchmarks/vl_checklist.log",
         benchmark:
@@ -87,8 +88,9 @@ if "vl_checklist" in BENCHMARKS and source_of("vl_checklist") == "release":
             release="resources/vl_checklist/release",
             corpora=VL_CHECKLIST_CORPORA,
             image_roots={c: VL_CHECKLIST_IMAGES[c] for c in VL_CHECKLIST_CORPORA},
-            missing=BENCHMARK_SPECS["vl_checklist"].get("missing_images", "error"),
-            max_per_corpus=BENCHMARK_SPECS["vl_checklist"].get("max_per_corpus"),
+            missing=BENCHMARK_SPECS["vl_checklist"].get("missing_images", "skip"),
+            max_missing=BENCHMARK_SPECS["vl_checklist"].get("max_missing", 0.01),
+            max_per_corpus=BENCHMARK_SPECS["vl_checklist"].get("max_per_corpus", 1000),
         script:
             "../scripts/vl_checklist_release.py"
 

@@ -90,6 +90,7 @@ rule table_visualgptscore_methods:
         benchmarks=expand(
             "results/benchmarks/{benchmark}.parquet", benchmark=METHOD_TABLE_BENCHMARKS
         ),
+        sampling=VL_CHECKLIST_SAMPLING,
     output:
         csv=report(
             "results/tables/visualgptscore/table1.csv",
@@ -182,6 +183,7 @@ rule table_visualgptscore_blip2:
         benchmarks=expand(
             "results/benchmarks/{benchmark}.parquet", benchmark=TABLE10_BENCHMARKS
         ),
+        sampling=(VL_CHECKLIST_SAMPLING if "vl_checklist" in TABLE10_BENCHMARKS else []),
     output:
         csv=report(
             "results/tables/visualgptscore/table10.csv",

@@ -1,8 +1,10 @@
 """VisualGPTScore appendix Table 10: chance and the BLIP-2 models on ARO, Crepe and
 VL-CheckList (Table 1's layout)."""
 
+import json
 from pathlib import Path
 
+from vlcomp.data.vl_checklist import sampling_note
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.report.tables import read_results, write_table
@@ -15,5 +17,7 @@ with job_log(snakemake.log[0]) as log:
     chance = {Path(f).stem: chance_level(read_parquet(f), p.metrics[Path(f).stem])
               for f in snakemake.input.benchmarks}
     table = blip2_table(results, p.metrics, chance, p.groups, p.roles, p.names)
-    write_table(table, Path(snakemake.output.csv).with_suffix(""), notes=p.notes)
+    sampled = [sampling_note(json.loads(Path(f).read_text())) for f in snakemake.input.sampling]
+    notes = [*p.notes, *sampled]
+    write_table(table, Path(snakemake.output.csv).with_suffix(""), notes=notes)
     log.info("\n%s", table)

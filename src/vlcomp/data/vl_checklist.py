@@ -9,7 +9,10 @@ evaluation (``vl_checklist/evaluate.py``) uses ``POS[0]`` and ``NEG[0]`` and cou
 correct iff the positive scores strictly higher (``>``; ties wrong). Its loader
 (``vl_checklist/data_loader.py``) silently drops entries whose image is missing, and
 ``Evaluate`` keeps only the first ``MAX_NUM / 2`` entries per corpus (``configs/sample.yaml``:
-``MAX_NUM: 2000``); here both are options, off by default.
+``MAX_NUM: 2000``). Both are the defaults here: the first `REFERENCE_PER_CORPUS` entries with
+an image per corpus, entries without one dropped, counted and named (`CorpusCount`), and an
+error once more than ``max_missing`` of a corpus's entries lack their image (a partial
+download). ``missing="error"`` and ``max_per_corpus=None`` score every entry.
 
 Quirks kept as released: exact duplicate entries (22 in ``vg/action``, 4,448 in
 ``vg/spatial``), entries whose POS equals NEG (3 in ``swig_action``, 28 in ``vg/action``:
@@ -35,6 +38,8 @@ SUBSETS = ("action", "spatial")
 CORPUS_FOLDER = Path("corpus") / "v1" / "Relation"
 TUPLE_JSON = "TUPLE_JSON"
 MISSING_POLICIES = ("error", "skip", "ignore")
+REFERENCE_PER_CORPUS = 1000  # Evaluate's MAX_NUM / 2 (configs/sample.yaml: MAX_NUM 2000)
+MAX_MISSING = 0.01  # the largest share of a corpus's entries that may lack their image
 FLAT_CORPORA = ("swig",)  # image paths are bare file names
 # What corpus/v1/Relation/{tag}/{corpus}.yaml say at RELEASE_COMMIT: (ANNO_PATH, IMG_ROOT).
 RELATION_FILES: dict[tuple[str, str], tuple[str, str]] = {
@@ -158,32 +163,100 @@ def corpus_folder(image_root: Path, img_root: str,
     return folder
 
 
+@dataclass(frozen=True)
+class CorpusCount:
+    """What one corpus gave: its entries, those dropped for a missing image (with the first
+    few named) and those kept after `REFERENCE_PER_CORPUS`'s cut."""
+
+    subset: str
+    corpus: str
+    entries: int
+    missing_images: int
+    kept: int
+    missing_examples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RelationRelease:
+    """VL-CheckList Relation as scored: items, their image table and per-corpus counts."""
+
+    items: pd.DataFrame
+    images: pd.DataFrame
+    counts: tuple[CorpusCount, ...]
+
+    def report(self, max_per_corpus: int | None) -> dict[str, Any]:
+        """The counts as a JSON-ready mapping (the workflow's sampling report)."""
+        return {"max_per_corpus": max_per_corpus,
+                "corpora": [{"subset": c.subset, "corpus": c.corpus, "entries": c.entries,
+                             "missing_images": c.missing_images, "kept": c.kept,
+                             "missing_examples": list(c.missing_examples)}
+                            for c in self.counts]}
+
+
+def sampling_note(report: Mapping[str, Any]) -> str:
+    """A table note saying how VL-CheckList Relation was sampled and what was dropped."""
+    cap = report.get("max_per_corpus")
+    corpora = report["corpora"]
+    head = (f"VL-CheckList Relation: the first {cap} entries with an image per corpus (the "
+            "reference's MAX_NUM / 2)" if cap else
+            "VL-CheckList Relation: every entry with an image")
+    kept = ", ".join(f"{c['subset']}/{c['corpus']} {c['kept']:,}" for c in corpora)
+    dropped = [c for c in corpora if c["missing_images"]]
+    if not dropped:
+        return f"{head}: {kept}; no image missing."
+    lost = "; ".join(f"{c['subset']}/{c['corpus']} {c['missing_images']:,} of "
+                     f"{c['entries']:,} (e.g. {c['missing_examples'][0]})" for c in dropped)
+    return f"{head}: {kept}; dropped for a missing image: {lost}."
+
+
 def vl_checklist_relation_items(
     release_root: str | Path,
     image_root: str | Path,
     subsets: Sequence[str] = SUBSETS,
     corpora: Sequence[str] | None = None,
     *,
-    missing: str = "error",
-    max_per_corpus: int | None = None,
+    missing: str = "skip",
+    max_missing: float = MAX_MISSING,
+    max_per_corpus: int | None = REFERENCE_PER_CORPUS,
     image_roots: Mapping[str, str | Path] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Items (``i2t``, texts ``[POS[0], NEG[0]]``, label 0, strict ties; columns ``corpus``
-    and ``entry``, the index in the JSON) and the image table (``image_id, path``; the id is
-    ``{IMG_ROOT}{image path}``, e.g. ``vg/VG_100K/2361911.jpg``).
+    """`vl_checklist_relation` without the counts: (items, image table)."""
+    found = vl_checklist_relation(release_root, image_root, subsets, corpora, missing=missing,
+                                  max_missing=max_missing, max_per_corpus=max_per_corpus,
+                                  image_roots=image_roots)
+    return found.items, found.images
 
-    ``missing``: ``error`` (default; names the corpus folder expected), ``skip`` (drop the
-    entry, as VL-CheckList's loader does, with a warning) or ``ignore`` (do not look).
-    ``max_per_corpus``: keep the first N kept entries per corpus (VL-CheckList's ``itc``
-    keeps ``MAX_NUM / 2``); None keeps all. ``corpora`` filters by yaml stem.
-    ``image_roots`` maps an ``IMG_ROOT`` (``vg``, ``swig``, ``hake``) to its own folder (one
-    Visual Genome copy shared with CREPE), else ``image_root / IMG_ROOT``; a folder holding
-    nothing but one subfolder (an archive's top folder) is read through it.
+
+def vl_checklist_relation(
+    release_root: str | Path,
+    image_root: str | Path,
+    subsets: Sequence[str] = SUBSETS,
+    corpora: Sequence[str] | None = None,
+    *,
+    missing: str = "skip",
+    max_missing: float = MAX_MISSING,
+    max_per_corpus: int | None = REFERENCE_PER_CORPUS,
+    image_roots: Mapping[str, str | Path] | None = None,
+) -> RelationRelease:
+    """Items (``i2t``, texts ``[POS[0], NEG[0]]``, label 0, strict ties; columns ``corpus``
+    and ``entry``, the index in the JSON), the image table (``image_id, path``; the id is
+    ``{IMG_ROOT}{image path}``, e.g. ``vg/VG_100K/2361911.jpg``) and per-corpus counts.
+
+    ``missing``: ``skip`` (default: drop the entry, as VL-CheckList's loader does, counted
+    and named; more than ``max_missing`` of a corpus's entries is an error naming the
+    folder expected), ``error`` (any missing image is) or ``ignore`` (do not look).
+    ``max_per_corpus``: keep the first N kept entries per corpus (default: VL-CheckList's
+    ``MAX_NUM / 2``, `REFERENCE_PER_CORPUS`); None keeps all. ``corpora`` filters by yaml
+    stem. ``image_roots`` maps an ``IMG_ROOT`` (``vg``, ``swig``, ``hake``) to its own folder
+    (one Visual Genome copy shared with CREPE), else ``image_root / IMG_ROOT``; a folder
+    holding nothing but one subfolder (an archive's top folder) is read through it.
     """
     if missing not in MISSING_POLICIES:
         raise ValueError(f"missing must be one of {MISSING_POLICIES}, got {missing!r}")
     if max_per_corpus is not None and max_per_corpus < 1:
         raise ValueError(f"max_per_corpus must be positive, got {max_per_corpus}")
+    if not 0 <= max_missing <= 1:
+        raise ValueError(f"max_missing must be a share in [0, 1], got {max_missing}")
     root, image_root = Path(release_root), Path(image_root)
     configs = relation_configs(root, subsets)
     if corpora is not None:
@@ -192,7 +265,7 @@ def vl_checklist_relation_items(
             raise ValueError(f"unknown corpus/corpora {unknown}; the yamls name "
                              f"{sorted({c.corpus for c in configs})}")
         configs = [c for c in configs if c.corpus in set(corpora)]
-    rows, images = [], {}
+    rows, images, counts = [], {}, []
     for config in configs:
         anno = root / config.anno_path
         if not anno.is_file():
@@ -207,11 +280,20 @@ def vl_checklist_relation_items(
                 absent.append((index, path))
                 continue
             kept.append((index, image, pos, neg, path))
+        entries = len(kept) + len(absent)
         if absent and missing == "error":
             raise FileNotFoundError(_image_problem(config, folder, absent))
+        if len(absent) > max_missing * entries:
+            raise FileNotFoundError(
+                f"more than {max_missing:.1%} of the entries lack their image: "
+                + _image_problem(config, folder, absent))
         if absent:
             warnings.warn(f"VL-CheckList: skipped {len(absent)} entries without images; "
                           + _image_problem(config, folder, absent), stacklevel=2)
+        counts.append(CorpusCount(config.subset, config.corpus, entries, len(absent),
+                                  len(kept[:max_per_corpus]),
+                                  tuple(f"{config.img_root}{kept_path.relative_to(folder)}"
+                                        for _, kept_path in absent[:5])))
         for index, image, pos, neg, path in kept[:max_per_corpus]:
             image_id = f"{config.img_root.rstrip('/')}/{image}"
             images[image_id] = str(path)
@@ -224,4 +306,5 @@ def vl_checklist_relation_items(
     if not rows:
         raise ValueError(f"{root}: no VL-CheckList Relation items (all images missing?)")
     table = pd.DataFrame({"image_id": list(images), "path": list(images.values())})
-    return make_items(rows), table.sort_values("image_id", ignore_index=True)
+    return RelationRelease(make_items(rows), table.sort_values("image_id", ignore_index=True),
+                           tuple(counts))

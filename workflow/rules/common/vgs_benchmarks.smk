@@ -25,3 +25,12 @@ def vl_checklist_inputs(wildcards):
         manual = folder.removeprefix("resources/") in MANUAL_CHECKS
         inputs[corpus] = f"{folder}/.vlcomp_checked" if manual else folder
     return inputs
+
+
+# VL-CheckList's sampling report (the release's per-corpus counts, rule
+# vl_checklist_release); VisualGPTScore Tables 1 and 10 print it as a note
+VL_CHECKLIST_SAMPLING = (
+    ["results/benchmarks/vl_checklist_sampling.json"]
+    if "vl_checklist" in BENCHMARKS and source_of("vl_checklist") == "release"
+    else []
+)
