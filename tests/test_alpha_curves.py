@@ -32,13 +32,13 @@ def i2t_items(n=60, options=3, tie_policy="strict"):
     return pd.DataFrame(rows)
 
 
-def pair_items(n=40):
+def pair_items(n=40, rng=RNG):
     rows = []
     for k in range(n):
-        texts = list(RNG.choice(WORDS, size=2, replace=False))
+        texts = list(rng.choice(WORDS, size=2, replace=False))
         rows.append({"item_id": f"p{k}", "subset": "swap", "image_ids": [f"a{k}", f"b{k}"],
                      "texts": texts, "protocol": "pair", "label": 0, "tie_policy": "strict",
-                     "scores": RNG.normal(-15, 2, size=(2, 2)).tolist()})
+                     "scores": rng.normal(-15, 2, size=(2, 2)).tolist()})
     return pd.DataFrame(rows)
 
 

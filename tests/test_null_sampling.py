@@ -24,6 +24,8 @@ from vlcomp.report.visualgptscore import null_sampling_row, null_sampling_table
 from vlcomp.score.text_prior import gaussian_null_pixels, null_sampling_priors
 
 from .conftest import REPO
+from .test_alpha_curves import WORDS as PAIR_WORDS
+from .test_alpha_curves import pair_items
 
 RNG = np.random.default_rng(5)
 WORDS = [f"caption {k}" for k in range(30)]
@@ -61,20 +63,10 @@ def test_each_seed_draws_the_largest_count_once_and_n_averages_its_first_n():
     assert not np.allclose(priors["log_prior_s0_n3"], priors["log_prior_s7_n3"])
 
 
-def pair_items(n=60):
-    rows = []
-    for k in range(n):
-        texts = list(RNG.choice(WORDS, size=2, replace=False))
-        rows.append({"item_id": f"p{k}", "subset": "swap", "image_ids": [f"a{k}", f"b{k}"],
-                     "texts": texts, "protocol": "pair", "label": 0, "tie_policy": "strict",
-                     "scores": RNG.normal(-15, 2, size=(2, 2)).tolist()})
-    return pd.DataFrame(rows)
-
-
 def test_each_run_is_the_oracle_alpha_of_the_alpha_curve_with_that_prior():
-    items = pair_items()
-    priors = pd.DataFrame({"text": WORDS, **{
-        null_sampling_column(s, n): RNG.normal(-20, 3, size=len(WORDS))
+    items = pair_items(60, RNG)
+    priors = pd.DataFrame({"text": PAIR_WORDS, **{
+        null_sampling_column(s, n): RNG.normal(-20, 3, size=len(PAIR_WORDS))
         for s in (0, 1, 2) for n in (3, 10)}})
     runs = null_sampling_runs(items, priors, [3, 10], [0, 1, 2], metric="winoground")
     assert list(runs.columns) == ["seed", "n", "alpha", "accuracy"] and len(runs) == 6
@@ -92,9 +84,9 @@ def test_each_run_is_the_oracle_alpha_of_the_alpha_curve_with_that_prior():
 
 
 def test_a_missing_prior_column_names_the_seed_and_count():
-    priors = pd.DataFrame({"text": WORDS, null_sampling_column(0, 3): 0.0})
+    priors = pd.DataFrame({"text": PAIR_WORDS, null_sampling_column(0, 3): 0.0})
     with pytest.raises(ValueError, match="seed 1, 3 null images"):
-        null_sampling_runs(pair_items(4), priors, [3], [0, 1], metric="winoground")
+        null_sampling_runs(pair_items(4, RNG), priors, [3], [0, 1], metric="winoground")
 
 
 def test_the_table_names_rows_and_columns_as_the_paper():

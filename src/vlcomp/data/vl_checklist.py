@@ -209,21 +209,9 @@ def sampling_note(report: Mapping[str, Any]) -> str:
     return f"{head}: {kept}; dropped for a missing image: {lost}."
 
 
-def vl_checklist_relation_items(
-    release_root: str | Path,
-    image_root: str | Path,
-    subsets: Sequence[str] = SUBSETS,
-    corpora: Sequence[str] | None = None,
-    *,
-    missing: str = "skip",
-    max_missing: float = MAX_MISSING,
-    max_per_corpus: int | None = REFERENCE_PER_CORPUS,
-    image_roots: Mapping[str, str | Path] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """`vl_checklist_relation` without the counts: (items, image table)."""
-    found = vl_checklist_relation(release_root, image_root, subsets, corpora, missing=missing,
-                                  max_missing=max_missing, max_per_corpus=max_per_corpus,
-                                  image_roots=image_roots)
+def vl_checklist_relation_items(*args: Any, **kwargs: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """`vl_checklist_relation` (same arguments) without the counts: (items, image table)."""
+    found = vl_checklist_relation(*args, **kwargs)
     return found.items, found.images
 
 
