@@ -127,6 +127,11 @@ def test_bad_null_sampling_keys_name_the_key():
     config["visualgptscore"]["null_sampling"]["models"] = ["blip_itm_large"]
     with pytest.raises(ConfigError, match=r"null_sampling\.models: 'blip_itm_large'"):
         _check_null_sampling(config)
+    # a configuration cut down from the paper's may leave Winoground or the model out
+    config = paper_config()
+    del config["benchmarks"]["winoground"], config["models"]["blip_pretrained_large"]
+    _check_null_sampling(config)
+    assert plan_cells(config)["visualgptscore/table5"].cells == set()
 
 
 def test_a_draws_first_images_do_not_depend_on_its_size():
