@@ -4,17 +4,11 @@ alpha curves, mean +- std."""
 
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
-from vlcomp.metrics.alpha_curves import held_out_accuracy
+from vlcomp.metrics.alpha_curves import held_out_accuracy, with_scores
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
-    items = read_parquet(snakemake.input.benchmark)
-    scores = read_parquet(snakemake.input.scores)
-    merged = items.merge(scores[["item_id", "scores"]], on="item_id", how="inner",
-                         validate="one_to_one")
-    if len(merged) != len(items):
-        raise ValueError(f"{snakemake.input.scores}: scores for {len(merged)} of "
-                         f"{len(items)} items")
+    merged = with_scores(read_parquet(snakemake.input.benchmark), snakemake.input.scores)
     record = held_out_accuracy(merged, metric=p.kind, options=p.options, seed=p.seed,
                                repeats=p.repeats)
     record.update(model=snakemake.wildcards.model, benchmark=snakemake.wildcards.benchmark)

@@ -7,6 +7,7 @@ import pandas as pd
 
 from vlcomp.io import atomic_path, read_parquet
 from vlcomp.jobs import job_log
+from vlcomp.metrics.alpha_curves import with_scores
 from vlcomp.metrics.null_sampling import null_sampling_runs, null_sampling_summary
 from vlcomp.report.tables import write_table
 from vlcomp.report.visualgptscore import null_sampling_table
@@ -16,13 +17,8 @@ with job_log(snakemake.log[0]) as log:
     items = read_parquet(inp.benchmark[0])
     runs, summaries = [], {}
     for model, scores, priors in zip(p.models, inp.scores, inp.priors, strict=True):
-        table = read_parquet(scores)
-        merged = items.merge(table[["item_id", "scores"]], on="item_id", how="inner",
-                             validate="one_to_one")
-        if len(merged) != len(items):
-            raise ValueError(f"{scores}: scores for {len(merged)} of {len(items)} items")
-        found = null_sampling_runs(merged, read_parquet(priors), p.counts, p.seeds,
-                                   metric=p.kind, options=p.options, step=p.step)
+        found = null_sampling_runs(with_scores(items, scores), read_parquet(priors), p.counts,
+                                   p.seeds, metric=p.kind, options=p.options, step=p.step)
         summaries[p.labels[model]] = null_sampling_summary(found)
         runs.append(found.assign(model=model))
         log.info("%s:\n%s", model, found.to_string(index=False))

@@ -5,6 +5,7 @@ numbers' bootstrap CI."""
 from vlcomp.data.winoground_tags import add_diwan_tags, read_tag_assignments
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
+from vlcomp.metrics.alpha_curves import with_scores
 from vlcomp.metrics.eqben import winoground_tag_metrics
 from vlcomp.metrics.tag_uncertainty import tag_intervals
 from vlcomp.report.tables import write_csv
@@ -13,11 +14,7 @@ with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
     items = add_diwan_tags(read_parquet(inp.winoground), read_tag_assignments(inp.tags),
                            exclude=p.exclude)
-    scores = read_parquet(inp.scores)
-    merged = items.merge(scores[["item_id", "scores"]], on="item_id", how="inner",
-                         validate="one_to_one")
-    if len(merged) != len(items):
-        raise ValueError(f"{inp.scores}: scores for {len(merged)} of {len(items)} items")
+    merged = with_scores(items, inp.scores)
     prior, prior_path = None, getattr(inp, "prior", None)
     if prior_path:
         table = read_parquet(prior_path)

@@ -310,6 +310,19 @@ def _in_percent(validation: dict[str, Any]) -> dict[str, Any]:
             "summary": convert(validation["summary"])}
 
 
+def with_scores(items: pd.DataFrame, scores: str) -> pd.DataFrame:
+    """A benchmark's items with their ``scores`` column from a model's score file (one row
+    per item); an error names the file when some item has none."""
+    from vlcomp.io import read_parquet
+
+    table = read_parquet(scores)
+    merged = items.merge(table[["item_id", "scores"]], on="item_id", how="inner",
+                         validate="one_to_one")
+    if len(merged) != len(items):
+        raise ValueError(f"{scores}: scores for {len(merged)} of {len(items)} items")
+    return merged
+
+
 def read_alpha_inputs(benchmark: str, scores: str, priors: str, prior: str = "null"
                       ) -> tuple[pd.DataFrame, dict[str, float], dict[str, dict[str, float]]]:
     """A generative model's α inputs from files: the benchmark's items with their
@@ -317,12 +330,7 @@ def read_alpha_inputs(benchmark: str, scores: str, priors: str, prior: str = "nu
     (name -> prior). Errors name the file and what is missing."""
     from vlcomp.io import read_parquet
 
-    items = read_parquet(benchmark)
-    table = read_parquet(scores)
-    merged = items.merge(table[["item_id", "scores"]], on="item_id", how="inner",
-                         validate="one_to_one")
-    if len(merged) != len(items):
-        raise ValueError(f"{scores}: scores for {len(merged)} of {len(items)} items")
+    merged = with_scores(read_parquet(benchmark), scores)
     prior_table = read_parquet(priors)
     column = f"log_prior_{prior}"
     if column not in prior_table:
