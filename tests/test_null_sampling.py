@@ -10,7 +10,7 @@ import pytest
 import torch
 import yaml
 
-from vlcomp.config import ConfigError, null_sampling
+from vlcomp.config import ConfigError, null_sampling, null_sampling_models
 from vlcomp.config_checks import _check_null_sampling
 from vlcomp.metrics.alpha_curves import alpha_curve
 from vlcomp.metrics.debias import log_mean_exp
@@ -129,8 +129,10 @@ def test_bad_null_sampling_keys_name_the_key():
         _check_null_sampling(config)
     # a configuration cut down from the paper's may leave Winoground or the model out
     config = paper_config()
+    assert null_sampling_models(config) == ["blip_pretrained_large"]
     del config["benchmarks"]["winoground"], config["models"]["blip_pretrained_large"]
     _check_null_sampling(config)
+    assert null_sampling_models(config) == []
     assert plan_cells(config)["visualgptscore/table5"].cells == set()
 
 

@@ -100,6 +100,17 @@ def null_sampling(config: Mapping[str, Any]) -> dict[str, Any] | None:
             "models": list(spec["models"]) if spec.get("models") else None}
 
 
+def null_sampling_models(config: Mapping[str, Any]) -> list[str]:
+    """The captioners Table 5's null sampling runs for: ``models`` that are captioners of the
+    configuration (default: every captioner), none when its benchmark is not configured (a
+    configuration cut down from another may leave either out)."""
+    spec = null_sampling(config)
+    if not spec or spec["benchmark"] not in config.get("benchmarks", {}):
+        return []
+    captioners = [m for m, e in expand_models(dict(config)).items() if is_captioner(e)]
+    return [m for m in (spec["models"] or captioners) if m in captioners]
+
+
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Training runs by id: a run with ``seeds`` becomes ``{name}_s{seed}``, one per seed."""
     runs: dict[str, dict[str, Any]] = {}

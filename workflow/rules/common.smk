@@ -20,6 +20,7 @@ from vlcomp.config import (  # noqa: E402
     model_groups,
     model_role,
     null_sampling,
+    null_sampling_models,
     prior_column,
     released_negatives,
     released_rows,

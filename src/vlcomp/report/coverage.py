@@ -398,17 +398,17 @@ def _vgs_table4(run: Run) -> TableCells:
 def _vgs_table5(run: Run) -> TableCells:
     """Appendix Table 5's null half (`visualgptscore.null_sampling`): per captioner and
     count, the oracle α* text score and α*, each with its std over seeds."""
-    from vlcomp.config import null_sampling
+    from vlcomp.config import null_sampling, null_sampling_models
     from vlcomp.report.visualgptscore import alpha_column, benchmark_name, null_sampling_row
 
     table = TableCells()
-    spec = null_sampling(dict(run.config))
-    if not spec or spec["benchmark"] not in run.benchmarks:
+    models = null_sampling_models(dict(run.config))
+    if not models:
         return table
+    spec = null_sampling(dict(run.config))
     names = vgs_names(run.config)
-    chosen = spec["models"]
-    labels = [label for label in run.generative()
-              if chosen is None or any(m in chosen for m in run.groups[label])]
+    labels = [label for label, members in run.groups.items()
+              if any(m in models for m in members)]
     score = alpha_column(spec["benchmark"], "winoground", names)
     alpha = f"{benchmark_name(spec['benchmark'], names)} alpha*"
     table.add([null_sampling_row(label, n) for label in labels for n in spec["counts"]],

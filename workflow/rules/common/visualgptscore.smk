@@ -16,15 +16,7 @@ RETRIEVAL_NULL_IMAGES = retrieval_null_images(config)
 # Appendix Table 5's null half, by rule null_sampling_prior; the captioners that score its
 # pair benchmark with P(t) from n null images per sampling seed; none when not configured
 NULL_SAMPLING = null_sampling(config) or {}
-NULL_SAMPLING_MODELS = (
-    [
-        m
-        for m in (NULL_SAMPLING["models"] or GENERATIVE_MODELS)
-        if m in GENERATIVE_MODELS
-    ]
-    if NULL_SAMPLING.get("benchmark") in ALPHA_BENCHMARKS
-    else []
-)
+NULL_SAMPLING_MODELS = null_sampling_models(config)
 
 
 # Text-only LM priors P_LLM(t) (Table 2a: BART, FLAN-T5, OPT), by name: each scored once
