@@ -152,7 +152,7 @@ def test_missing_images(release):
     hake = next(c for c in found.counts if c.corpus == "hake")
     assert (hake.entries, hake.missing_images, hake.kept) == (2, 1, 1)
     assert hake.missing_examples == ("hake/hake_images_20190730/a.jpg",)
-    note = sampling_note(found.report(REFERENCE_PER_CORPUS))
+    note = sampling_note(found.report())
     assert note.startswith("VL-CheckList Relation: the first 1000 entries with an image")
     assert "dropped for a missing image: action/hake 1 of 2 (e.g. hake/hake_images_20190730/" \
         "a.jpg)" in note
@@ -172,7 +172,7 @@ def test_the_reference_keeps_the_first_thousand_entries_per_corpus(tmp_path):
     assert spatial.entry.tolist() == list(range(REFERENCE_PER_CORPUS))  # the first, in order
     every = vl_checklist_relation(root, tmp_path, missing="ignore", max_per_corpus=None)
     assert (every.items.subset == "spatial").sum() == REFERENCE_PER_CORPUS + 5
-    assert sampling_note(every.report(None)).startswith(
+    assert sampling_note(every.report()).startswith(
         "VL-CheckList Relation: every entry with an image: ")
 
 

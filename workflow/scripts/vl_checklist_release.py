@@ -19,7 +19,7 @@ with job_log(snakemake.log[0]) as log:
         log.warning("%s", warning.message)
     write_parquet(found.items, snakemake.output.benchmark)
     write_parquet(found.images, snakemake.output.imageset)
-    report = found.report(p.max_per_corpus)
+    report = found.report()
     write_json(report, snakemake.output.report)
     log.info("%d items on %d images. %s", len(found.items), len(found.images),
              sampling_note(report))

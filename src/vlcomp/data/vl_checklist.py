@@ -183,10 +183,11 @@ class RelationRelease:
     items: pd.DataFrame
     images: pd.DataFrame
     counts: tuple[CorpusCount, ...]
+    max_per_corpus: int | None  # the cut it was sampled with (None: every entry)
 
-    def report(self, max_per_corpus: int | None) -> dict[str, Any]:
+    def report(self) -> dict[str, Any]:
         """The counts as a JSON-ready mapping (the workflow's sampling report)."""
-        return {"max_per_corpus": max_per_corpus,
+        return {"max_per_corpus": self.max_per_corpus,
                 "corpora": [{"subset": c.subset, "corpus": c.corpus, "entries": c.entries,
                              "missing_images": c.missing_images, "kept": c.kept,
                              "missing_examples": list(c.missing_examples)}
@@ -295,4 +296,4 @@ def vl_checklist_relation(
         raise ValueError(f"{root}: no VL-CheckList Relation items (all images missing?)")
     table = pd.DataFrame({"image_id": list(images), "path": list(images.values())})
     return RelationRelease(make_items(rows), table.sort_values("image_id", ignore_index=True),
-                           tuple(counts))
+                           tuple(counts), max_per_corpus)

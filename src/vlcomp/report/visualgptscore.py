@@ -164,7 +164,7 @@ def null_prior_row(row: str, n: int) -> str:
 def null_sampling_row(label: str, n: int) -> str:
     """A row of VisualGPTScore appendix Table 5: ``label``'s oracle α* with P(t) from n null
     images."""
-    return f"{label} (alpha=alpha*) null n={n}"
+    return null_prior_row(f"{label} (alpha=alpha*)", n)
 
 
 def null_sampling_table(summaries: Mapping[str, pd.DataFrame], benchmark: str,
