@@ -56,6 +56,7 @@ DIWAN_PREFIX = f"https://raw.githubusercontent.com/ajd12342/why-winoground-hard/
 SWIG_PREFIX = "https://swig-data-weights.s3.us-east-2.amazonaws.com"
 XVLM_PREFIX = f"https://raw.githubusercontent.com/zengyan-97/X-VLM/{XVLM_COMMIT}/configs"
 CORENLP_PREFIX = "https://nlp.stanford.edu/software"
+KARPATHY_JSON_PREFIX = "https://cs.stanford.edu/people/karpathy/deepimagesent"
 CREPE_HEADER = ("image_id,caption,n,n_objects,n_relations,n_attributes,n_connected_components,"
                 "hard_negs,x,y,width,height\n")
 VG_IDS = (2315001, 2315002, 2415003)  # the last one in VG_100K_2 (images2.zip)
@@ -152,6 +153,8 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     for split, names in (("val", val), ("test", test)):
         (karpathy / f"coco_karpathy_{split}.json").write_text(json.dumps(
             [{"image": name, "caption": caps[name]} for name in names]))
+    _karpathy_json(root / "deepimagesent", {"train": train, "restval": restval, "val": val,
+                                            "test": test}, caps)
     # NegCLIP's released train_neg_clip.tsv: each train image's first caption, its negatives
     # and three other rows as hard images, served from ARO's repository
     negclip = root / "aro_repo"
@@ -260,11 +263,36 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
         DIWAN_PREFIX: (root / "diwan").as_uri(),
         COCO: coco.as_uri(),
         BLIP_KARPATHY: karpathy.as_uri(),
+        KARPATHY_JSON_PREFIX: (root / "deepimagesent").as_uri(),
         SUGARCREPE_PREFIX: sugar.as_uri(),
         NEGCLIP_PREFIX: negclip.as_uri(),
         BISON_PREFIX: (root / "bison").as_uri(),
         GDRIVE_PREFIX: gdrive.as_uri() + "/",
     }
+
+
+def _karpathy_json(folder: Path, splits: dict[str, list[str]],
+                   caps: dict[str, list[str]]) -> None:
+    """Karpathy's ``caption_datasets.zip`` as served: ``dataset_coco.json`` (images with
+    ``filepath``, ``filename``, ``imgid``, ``split``, ``sentids``, ``sentences``, ``cocoid``) at
+    the archive's top, beside the Flickr files (here a stand-in); test images in the order of
+    BLIP's test JSON, which was made from it."""
+    images, sentid = [], 0
+    for split, names in splits.items():
+        for name in names:
+            sentences = []
+            for raw in caps[name]:
+                tokens = raw.lower().rstrip(".").split()
+                sentences.append({"tokens": tokens, "raw": raw, "imgid": len(images),
+                                  "sentid": sentid})
+                sentid += 1
+            folder_name, file_name = name.split("/")
+            images.append({"filepath": folder_name, "sentids": [x["sentid"] for x in sentences],
+                           "filename": file_name, "imgid": len(images), "split": split,
+                           "sentences": sentences, "cocoid": int(Path(name).stem[-12:])})
+    _zip(folder / "caption_datasets.zip", {
+        "dataset_coco.json": json.dumps({"images": images, "dataset": "coco"}).encode(),
+        "dataset_flickr8k.json": json.dumps({"images": [], "dataset": "flickr8k"}).encode()})
 
 
 def _corenlp(folder: Path) -> None:

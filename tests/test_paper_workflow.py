@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -29,7 +30,7 @@ PAPER_JOBS = {
     # (BLIP x 4, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
     # OPT, SDXL and its DPO UNet; BLIP's large captioner also gives the BLIP conversion its
     # tokenizer) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img)
-    "download_file": 60, "unpack_archive": 12, "check_manual_download": 5, "wordnet": 1,
+    "download_file": 61, "unpack_archive": 13, "check_manual_download": 5, "wordnet": 1,
     "download_hub_snapshot": 19, "spice_jars": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
@@ -65,6 +66,7 @@ PAPER_JOBS = {
     "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
     # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
     "retrieval_metrics": 44, "robustness_metrics": 22,
+    "rerank_candidates": 8, "rerank_shard": 8, "rerank_gather": 8,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_table5": 1,  # TROHN-Text's released rows: totals per split (no categories)
@@ -159,7 +161,8 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
             resources.setdefault(rule, block.split("resources:")[1].split("\n")[0])
     heavy = ["train_clip", "train_clip_segment", "embed_model", "score_pairs",
              "score_generative_choice",
-             "score_generative_retrieval_shard", "generate_candidates_shard", "filter_generated",
+             "score_generative_retrieval_shard", "rerank_shard", "generate_candidates_shard",
+             "filter_generated",
              "train_detectors", "embed_images",
              "class_embeddings", "classification_metrics",  # the probe runs on CUDA
              "llm_prior", "retrieval_null_prior", "null_sampling_prior"]
@@ -230,6 +233,21 @@ def test_real_formats_run_end_to_end(real_run):
     assert {"VG-Relation", "VG-Attribution", "COCO-Order"} <= set(aro.columns)
     table6 = (work / "results/tables/aro/table6.md").read_text()
     assert "COCO Retrieval I2T R@1" in table6
+    # BLIP and X-VLM ranked as BLIP's evaluation ranks: ITC's top k_test re-scored by ITM +
+    # ITC (k_test 256 > 60 texts: the whole gallery), the ITC figures beside; tables say so
+    for model in ("blip_itm", "xvlm_coco"):
+        record = json.loads((work / f"results/metrics/{model}/coco_retrieval.json").read_text())
+        assert record["ranking"] == "ITM re-ranked (top 256 by ITC)", model
+        assert record["overall_itc"].keys() == record["overall"].keys()
+        # COCO-1K folds cut in the order of Karpathy's dataset_coco.json (as served)
+        assert record["folds"]["order"] == {
+            "source": "karpathy_json", "same_image_order": True, "images_moved": 0,
+            "caption_mismatches": 0, "same_caption_order": True}, model
+    reranked = np.load(work / "results/scores/blip_itm/rerank/coco_retrieval.npz")
+    assert reranked["i2t"].shape == (12, 60) and reranked["t2i"].shape == (60, 12)
+    clip = json.loads((work / "results/metrics/tiny_clip/coco_retrieval.json").read_text())
+    assert clip["ranking"] == "embedding cosine" and "overall_itc" not in clip
+    assert "blip_itm (coco_retrieval: ITM re-ranked (top 256 by ITC))" in table6
     assert "| CIFAR10 |" in table6 and "| CIFAR10 zero-shot |" in table6
     cifar = json.loads((work / "results/metrics/tiny_clip/classification_cifar10.json")
                        .read_text())

@@ -111,6 +111,28 @@ def null_sampling_models(config: Mapping[str, Any]) -> list[str]:
     return [m for m in (spec["models"] or captioners) if m in captioners]
 
 
+RERANK_PAIR_SCORES = ("itm_plus_itc",)
+"""Pair scores whose models retrieval re-ranks (ARO's BLIP and X-VLM score)."""
+DEFAULT_K_TEST = 128  # ARO's k_test for BLIP
+
+
+def rerank_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any],
+                  benchmark: str) -> int | None:
+    """Candidates a re-ranked retrieval re-scores per query for ``model`` on ``benchmark``
+    (schema section ``retrieval``), or None when the model ranks by its embeddings alone:
+    ``retrieval.rerank: none``, no embeddings, or a pair score other than ITM + ITC."""
+    spec = {"rerank": "itm", **(config.get("retrieval") or {})}
+    if (spec["rerank"] == "none" or not has_embeddings(dict(entry))
+            or entry.get("pair_score") not in RERANK_PAIR_SCORES):
+        return None
+    own = entry.get("k_test")
+    if isinstance(own, Mapping):
+        own = own.get(benchmark)
+    if own is not None:
+        return int(own)
+    return int((spec.get("k_test") or {}).get(benchmark, DEFAULT_K_TEST))
+
+
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Training runs by id: a run with ``seeds`` becomes ``{name}_s{seed}``, one per seed."""
     runs: dict[str, dict[str, Any]] = {}

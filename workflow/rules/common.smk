@@ -24,6 +24,7 @@ from vlcomp.config import (  # noqa: E402
     prior_column,
     released_negatives,
     released_rows,
+    rerank_k_test,
     resolve_extends,
     retrieval_null_images,
     text_priors,
@@ -33,7 +34,7 @@ from vlcomp.config_defaults import section as config_section  # noqa: E402
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
 from vlcomp.data.classification import CIFAR  # noqa: E402
 from vlcomp.data.winoground import ITEMS as WINOGROUND_ITEMS  # noqa: E402
-from vlcomp.data.datasets import dataset_files  # noqa: E402
+from vlcomp.data.datasets import KARPATHY_JSON, dataset_files  # noqa: E402
 from vlcomp.data.lockfile import DEFAULT_LOCK  # noqa: E402
 from vlcomp.data.sources import (  # noqa: E402
     SOURCES,

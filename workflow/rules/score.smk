@@ -318,12 +318,111 @@ rule pair_metrics:
         "../scripts/pair_metrics.py"
 
 
-rule retrieval_metrics:
+# Retrieval re-ranked by ITM (config retrieval): each query's k_test candidates by the
+# embedding cosine, their pairs scored by the model's pair score (ITM + ITC) in shards.
+rule rerank_candidates:
     input:
         gallery="results/benchmarks/{benchmark}/gallery.parquet",
         queries="results/benchmarks/{benchmark}/queries.parquet",
         images=lambda wc: benchmark_image_embeddings(wc)[0],
         texts="results/embeddings/{model}/texts/{benchmark}.npy",
+    output:
+        "results/scores/{model}/rerank/{benchmark}/candidates.npz",
+    log:
+        "logs/rerank/{model}/{benchmark}/candidates.log",
+    benchmark:
+        "benchmarks/rerank_candidates/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        model=union(RERANK_MODELS),
+        benchmark=union(RETRIEVAL_BENCHMARKS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(30, attempt),
+    params:
+        k_test=lambda wc: RERANK_K[(wc.model, wc.benchmark)],
+    script:
+        "../scripts/rerank_candidates.py"
+
+
+rule rerank_shard:
+    input:
+        candidates="results/scores/{model}/rerank/{benchmark}/candidates.npz",
+        gallery="results/benchmarks/{benchmark}/gallery.parquet",
+        queries="results/benchmarks/{benchmark}/queries.parquet",
+        imagesets=lambda wc: expand(
+            "results/imagesets/{imageset}.parquet",
+            imageset=BENCHMARK_IMAGESETS[wc.benchmark],
+        ),
+        model=model_inputs,
+    output:
+        "results/scores/{model}/rerank/{benchmark}/shards/{shard}.npz",
+    log:
+        "logs/rerank/{model}/{benchmark}/{shard}.log",
+    benchmark:
+        "benchmarks/rerank_shard/{model}/{benchmark}/{shard}.tsv"
+    wildcard_constraints:
+        model=union(RERANK_MODELS),
+        benchmark=union(RETRIEVAL_BENCHMARKS),
+        shard=SHARD_PATTERN,
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=lambda wc: (
+            GPUS if RERANK_JOBS[(wc.model, wc.benchmark)].device == "gpu" else 0
+        ),
+        mem_mb=lambda wc, attempt: by_attempt(
+            RERANK_JOBS[(wc.model, wc.benchmark)].mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            RERANK_JOBS[(wc.model, wc.benchmark)].runtime, attempt
+        ),
+    params:
+        entry=lambda wc: model_entry(wc.model),
+        kind=lambda wc: MODEL_ENTRIES[wc.model]["pair_score"],
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=COMPUTE["autocast"],
+    script:
+        "../scripts/rerank_shard.py"
+
+
+rule rerank_gather:
+    input:
+        candidates="results/scores/{model}/rerank/{benchmark}/candidates.npz",
+        shards=rerank_shards,
+    output:
+        "results/scores/{model}/rerank/{benchmark}.npz",
+    log:
+        "logs/rerank/{model}/{benchmark}/gather.log",
+    benchmark:
+        "benchmarks/rerank_gather/{model}/{benchmark}.tsv"
+    wildcard_constraints:
+        model=union(RERANK_MODELS),
+        benchmark=union(RETRIEVAL_BENCHMARKS),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(30, attempt),
+    script:
+        "../scripts/rerank_gather.py"
+
+
+rule retrieval_metrics:
+    input:
+        unpack(fold_order_inputs),
+        gallery="results/benchmarks/{benchmark}/gallery.parquet",
+        queries="results/benchmarks/{benchmark}/queries.parquet",
+        images=lambda wc: benchmark_image_embeddings(wc)[0],
+        texts="results/embeddings/{model}/texts/{benchmark}.npy",
+        reranked=reranked_scores,
     output:
         json="results/metrics/{model}/{benchmark}.json",
         csv="results/metrics/{model}/{benchmark}.csv",
@@ -341,5 +440,6 @@ rule retrieval_metrics:
         runtime=60,
     params:
         folds=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("folds"),
+        fold_file=lambda wc: fold_order_file(wc.benchmark),
     script:
         "../scripts/retrieval_metrics.py"

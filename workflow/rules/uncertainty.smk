@@ -82,6 +82,7 @@ rule uncertainty:
 
 rule uncertainty_retrieval:
     input:
+        unpack(fold_order_inputs),
         gallery="results/benchmarks/{benchmark}/gallery.parquet",
         queries="results/benchmarks/{benchmark}/queries.parquet",
         images=lambda wc: [
@@ -91,6 +92,9 @@ rule uncertainty_retrieval:
         texts=lambda wc: [
             f"results/embeddings/{m}/texts/{wc.benchmark}.npy"
             for m in EMBEDDING_MODELS
+        ],
+        reranked=lambda wc: [
+            f for m in EMBEDDING_MODELS for f in reranked_file(m, wc.benchmark)
         ],
     output:
         intervals=report(
@@ -115,8 +119,12 @@ rule uncertainty_retrieval:
         runtime=30,
     params:
         models=EMBEDDING_MODELS,
+        reranked_models=lambda wc: [
+            m for m in EMBEDDING_MODELS if reranked_file(m, wc.benchmark)
+        ],
         groups=MODEL_GROUPS,
         folds=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("folds"),
+        fold_file=lambda wc: fold_order_file(wc.benchmark),
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],

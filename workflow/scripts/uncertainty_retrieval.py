@@ -3,37 +3,37 @@ images, each with its texts), paired tests between models, and the seed spread."
 
 from dataclasses import replace
 
-import numpy as np
-
+from vlcomp.benchmarks.coco_folds import fold_alignment, fold_inputs
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
-from vlcomp.metrics.fold_retrieval import fold_retrieval_hits, fold_texts
+from vlcomp.metrics.fold_retrieval import fold_retrieval_hits
 from vlcomp.metrics.retrieval import retrieval_hits
 from vlcomp.metrics.uncertainty import bootstrap_outcomes, retrieval_outcomes, seed_spread
 from vlcomp.report.tables import write_csv
-from vlcomp.score.embeddings import ids_path_for, load_embeddings
+from vlcomp.score.rerank import gallery_embeddings, reranked_hits_file
 
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     gallery = read_parquet(inp.gallery)
     queries = read_parquet(inp.queries)
-    position = {image_id: k for k, image_id in enumerate(gallery.image_id)}
-    links = np.asarray([position[i] for i in queries.image_id])
+    reranked = dict(zip(p.reranked_models, inp.reranked, strict=True))
+    alignment = None
+    if p.folds:  # the gallery matched onto the folds' reference order, once for all models
+        first_links = gallery_embeddings(gallery, queries, inp.images[0], inp.texts[0])[2]
+        alignment = fold_alignment(inp, p.fold_file, gallery, queries, first_links)
     outcomes = {}
     for model, images_npy, texts_npy in zip(p.models, inp.images, inp.texts, strict=True):
-        image_emb, image_rows = load_embeddings(images_npy, ids_path_for(images_npy))
-        text_emb, text_rows = load_embeddings(texts_npy, ids_path_for(texts_npy))
-        missing = [i for i in gallery.image_id if i not in image_rows]
-        if missing:
-            raise ValueError(f"{images_npy}: no embedding for {missing[:3]}")
-        images = image_emb[[image_rows[i] for i in gallery.image_id]]
-        texts = text_emb[[text_rows[q] for q in queries.query_id]]
-        outcomes[model] = retrieval_outcomes(retrieval_hits(images, texts, links), links)
+        images, texts, links = gallery_embeddings(gallery, queries, images_npy, texts_npy)
+        if model in reranked:  # ITM re-ranked, as its retrieval_metrics record
+            hits, _ = reranked_hits_file(reranked[model], gallery, queries, links)
+        else:
+            hits = retrieval_hits(images, texts, links)
+        outcomes[model] = retrieval_outcomes(hits, links)
         if p.folds:  # COCO-1K (BISON's table): the same images, hits inside their folds
-            kept = fold_texts(links)
-            folded = fold_retrieval_hits(images @ texts[kept].T, links[kept], folds=p.folds)
+            scores, fold_links = fold_inputs(images, texts, links, alignment)
+            folded = fold_retrieval_hits(scores, fold_links, folds=p.folds)
             outcomes[model] += [replace(o, metric=f"folds {o.metric}")
-                                for o in retrieval_outcomes(folded, links[kept])]
+                                for o in retrieval_outcomes(folded, fold_links)]
     boot = bootstrap_outcomes(outcomes, len(gallery), benchmark=snakemake.wildcards.benchmark,
                               n_resamples=p.resamples, seed=p.seed, confidence=p.confidence,
                               method=p.method)

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from vlcomp.config import expand_models, retrieval_null_images
+from vlcomp.config import expand_models, rerank_k_test, retrieval_null_images
 from vlcomp.config_defaults import section
 from vlcomp.plan.costs import cost, model_scale
 from vlcomp.plan.shards import stage_shards
@@ -37,6 +37,7 @@ STAGE_RULES = {
     "generate_candidates_gather": ("generate", "genset"),
     "score_generative_retrieval_shard": ("retrieval", "model"),
     "score_generative_retrieval_gather": ("retrieval", "model"),
+    "rerank_shard": ("rerank", "model"),
     "sugarcrepe_negatives_shard": ("llm_negatives", "dataset"),
     "score_pairs": ("pairs", "model"),
     "score_pairs_only": ("pairs", "model"),
@@ -77,7 +78,8 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("detectors", "large"): 32000, ("retrieval_null_prior", "world"): 4000,
              ("retrieval_null_prior", "base"): 16000, ("retrieval_null_prior", "large"): 16000,
              ("null_sampling_prior", "world"): 4000, ("null_sampling_prior", "base"): 24000,
-             ("null_sampling_prior", "large"): 32000}
+             ("null_sampling_prior", "large"): 32000, ("rerank", "world"): 4000,
+             ("rerank", "base"): 16000, ("rerank", "large"): 16000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate);
 # a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
 WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors",
@@ -118,8 +120,10 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
     scorer's job over the choice benchmarks (with a captioner's priors, and its retrieval
     galleries unless they are sharded); ``embed_images``, a model's embeddings of one
     ``imageset`` embedded on its own; ``retrieval``, a generative model's log P(t|i) over a
-    retrieval ``benchmark``'s galleries; ``train``, a training run (its shards are segments
-    of its optimisation steps); ``llm_prior``, a text-only LM's log P(t) of the prior texts;
+    retrieval ``benchmark``'s galleries; ``rerank``, a cross-encoder's ITM pass over the
+    ``k_test`` candidates of each query of a retrieval ``benchmark``; ``train``, a training
+    run (its shards are segments of its optimisation steps); ``llm_prior``, a text-only LM's
+    log P(t) of the prior texts;
     ``retrieval_null_prior``, a captioner's null-image prior of retrieval queries;
     ``null_sampling_prior``, its null-sampling priors of a pair benchmark (Table 5);
     ``captions``, a captioner's test captions (BISON Tables 4 / 6); ``filter``, a generated
@@ -141,10 +145,11 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         if imageset is None:
             raise ValueError("stage 'embed_images' needs the image set")
         return _embed_images_job(config, name, imageset, entry)
-    if stage == "retrieval":
+    if stage in ("retrieval", "rerank"):
         if benchmark is None:
-            raise ValueError("stage 'retrieval' needs the benchmark")
-        return _retrieval_job(config, name, benchmark, entry)
+            raise ValueError(f"stage {stage!r} needs the benchmark")
+        job = _retrieval_job if stage == "retrieval" else _rerank_job
+        return job(config, name, benchmark, entry)
     raise ValueError(f"no estimate for stage {stage!r}")
 
 
@@ -191,6 +196,17 @@ def _retrieval_job(config: dict[str, Any], model: str, benchmark: str,
     _, scale = _entry_scale(config, model, entry)
     return _per_item_job(config, "retrieval", model, retrieval_pairs(config, benchmark),
                          "retrieval_pair", scale)
+
+
+def _rerank_job(config: dict[str, Any], model: str, benchmark: str,
+                entry: dict[str, Any] | None) -> StageJob:
+    """ITM passes of a re-ranked retrieval: ``k_test`` candidates per image and per query
+    (an upper bound: a pair both directions pick is scored once)."""
+    entry, scale = _entry_scale(config, model, entry)
+    k = rerank_k_test(config, model, entry, benchmark) or 0
+    size = benchmark_size(config, benchmark)
+    pairs = min(k, size.texts) * size.images + min(k, size.images) * size.texts
+    return _per_item_job(config, "rerank", model, pairs, "pair", scale)
 
 
 def _llm_negatives_job(config: dict[str, Any], dataset: str) -> StageJob:

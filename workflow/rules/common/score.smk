@@ -46,6 +46,67 @@ def cosine_benchmarks(model):
     }
 
 
+# Retrieval re-ranked by ITM (config retrieval; vlcomp.metrics.rerank): the candidates each
+# query re-scores, per (model, benchmark), for the embedding models scoring ITM + ITC
+RERANK_K = {
+    (m, b): k
+    for m in EMBEDDING_MODELS
+    for b in RETRIEVAL_BENCHMARKS
+    if (k := rerank_k_test(config, m, MODEL_ENTRIES[m], b)) is not None
+}
+
+
+RERANK_JOBS = {
+    (m, b): stage_job(config, "rerank", m, MODEL_ENTRIES[m], b) for m, b in RERANK_K
+}
+
+
+RERANK_MODELS = sorted({m for m, _ in RERANK_K})
+
+
+def reranked_file(model, benchmark):
+    """The re-ranked scores of a model's retrieval (none: ranked by the embeddings)."""
+    if (model, benchmark) not in RERANK_K:
+        return []
+    return [f"results/scores/{model}/rerank/{benchmark}.npz"]
+
+
+def reranked_scores(wildcards):
+    """`reranked_file` of a job's model and benchmark."""
+    return reranked_file(wildcards.model, wildcards.benchmark)
+
+
+def rerank_shards(wildcards):
+    """The shard files of one re-ranked retrieval."""
+    job = RERANK_JOBS[(wildcards.model, wildcards.benchmark)]
+    return expand(
+        "results/scores/{model}/rerank/{benchmark}/shards/{shard}.npz",
+        model=wildcards.model,
+        benchmark=wildcards.benchmark,
+        shard=shard_names(job.shards),
+    )
+
+
+def fold_order_inputs(wildcards):
+    """A folded retrieval's reference order (fold_order: karpathy_json): Karpathy's unpacked
+    caption_datasets folder and the dataset's captions (queries are matched by raw caption).
+    """
+    spec = BENCHMARK_SPECS[wildcards.benchmark]
+    if not spec.get("folds") or spec.get("fold_order", "gallery") != "karpathy_json":
+        return {}
+    return {
+        "fold_order": f"resources/{KARPATHY_JSON['folder']}",
+        "captions": f"results/data/{dataset_of(wildcards.benchmark)}/captions.parquet",
+    }
+
+
+def fold_order_file(benchmark):
+    """The file inside `fold_order_inputs`' folder: ``dataset_{collection}.json``."""
+    dataset = dataset_of(benchmark)
+    collection = (config.get("datasets") or {}).get(dataset, {}).get("collection", dataset)
+    return KARPATHY_JSON["file"].format(collection=collection)
+
+
 # (the lookahead sees the rest of the path, so it stops at the "." of ".npy" / ".ids.json")
 OTHER_IMAGESET_PATTERN = rf"(?!(?:{'|'.join(EVAL_IMAGESETS)})\.)[A-Za-z0-9_-]+"
 

@@ -1,0 +1,152 @@
+"""A retrieval benchmark's ITM re-ranking (`vlcomp.metrics.rerank`) as file targets: the
+candidates from the embeddings (rule rerank_candidates), the candidate pairs scored by the
+model's pair score in shards (rule rerank_shard: whole picture chunks of one `PairPlan`, so
+every picture sees the same batches in any sharding) and joined (rule rerank_gather).
+
+The joined file holds each query's candidates and their re-ranked scores, both directions:
+``i2t`` / ``i2t_scores`` (images × k_test), ``t2i`` / ``t2i_scores`` (texts × k_test), with
+``k_test``, the gallery's ``image_ids`` and ``query_ids``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vlcomp.metrics.rerank import Candidates, candidate_pairs, candidate_scores
+from vlcomp.score.pair_plan import PairPlan, score_plan, shard_plan
+from vlcomp.score.pairs import ImageRef
+
+
+def gallery_embeddings(gallery: pd.DataFrame, queries: pd.DataFrame, images_npy: str,
+                       texts_npy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A retrieval gallery's image embeddings (gallery order), its queries' text embeddings
+    (query order) and each query's gallery row; ValueError naming the embedding file that
+    lacks an image or a query."""
+    from vlcomp.score.embeddings import ids_path_for, load_embeddings
+
+    image_emb, image_rows = load_embeddings(images_npy, ids_path_for(images_npy))
+    text_emb, text_rows = load_embeddings(texts_npy, ids_path_for(texts_npy))
+    missing = [i for i in gallery.image_id if i not in image_rows]
+    if missing:
+        raise ValueError(f"{images_npy}: no embedding for {missing[:3]}")
+    missing = [q for q in queries.query_id if q not in text_rows]
+    if missing:
+        raise ValueError(f"{texts_npy}: no embedding for queries {missing[:3]}")
+    position = {image_id: k for k, image_id in enumerate(gallery.image_id)}
+    unknown = [i for i in queries.image_id if i not in position]
+    if unknown:
+        raise ValueError(f"queries of images outside the gallery: {unknown[:3]}")
+    return (image_emb[[image_rows[i] for i in gallery.image_id]],
+            text_emb[[text_rows[q] for q in queries.query_id]],
+            np.array([position[i] for i in queries.image_id], dtype=np.int64))
+
+
+def read_candidates(path: str) -> Candidates:
+    """The candidates of a ``candidates.npz`` or re-ranked ``.npz`` file."""
+    with np.load(path) as f:
+        return Candidates(f["i2t"], f["t2i"])
+
+
+def rerank_plan(refs: Sequence[ImageRef], texts: Sequence[str], pairs: np.ndarray) -> PairPlan:
+    """Every candidate pair (gallery row, query position) as a `PairPlan`: per picture the
+    distinct query texts of its pairs."""
+    plan = PairPlan()
+    starts = np.searchsorted(pairs[:, 0], np.arange(len(refs) + 1))
+    for row, ref in enumerate(refs):
+        mine = pairs[starts[row]:starts[row + 1], 1]
+        if len(mine):
+            plan.want(ref, [texts[t] for t in mine])
+    return plan
+
+
+def score_rerank_shard(scorer: Any, refs: Sequence[ImageRef], texts: Sequence[str],
+                       candidates: Candidates, shard: str, *, kind: str, batch_size: int = 64,
+                       image_batch: int = 32) -> dict[str, np.ndarray]:
+    """One shard's candidate pairs scored by the pair score ``kind``: ``pairs`` (gallery
+    row, query position; sorted), ``values``, and its block of chunks."""
+    pairs = candidate_pairs(candidates)
+    plan = rerank_plan(refs, texts, pairs)
+    part, pictures, block, total = shard_plan(plan, shard, image_batch)
+    scored = score_plan(scorer, part, batch_size=batch_size, image_batch=image_batch,
+                        options={"kind": kind}, desc=f"re-rank {shard}")
+    mine = set(pictures)
+    rows = np.array([r for r, ref in enumerate(refs) if plan.picture(ref) in mine],
+                    dtype=np.int64)
+    kept = pairs[np.isin(pairs[:, 0], rows)]
+    values = np.empty(len(kept), dtype=np.float64)
+    starts = np.searchsorted(kept[:, 0], rows)
+    ends = np.searchsorted(kept[:, 0], rows, side="right")
+    for row, lo, hi in zip(rows, starts, ends, strict=True):
+        values[lo:hi] = scored.scores(part.picture(refs[row]),
+                                      [texts[t] for t in kept[lo:hi, 1]])
+    return {"pairs": kept, "values": values, "chunks_start": np.int64(block.start),
+            "chunks_stop": np.int64(block.stop), "chunks_total": np.int64(total)}
+
+
+def join_rerank_shards(paths: Sequence[str], candidates: Candidates) -> np.ndarray:
+    """The values of every candidate pair (`candidate_pairs` order) from the shard files;
+    ValueError naming the shard that scores a pair twice or a pair no shard scored."""
+    pairs = candidate_pairs(candidates)
+    n_txt = candidates.t2i.shape[0]
+    keys = pairs[:, 0] * n_txt + pairs[:, 1]
+    values = np.full(len(pairs), np.nan)
+    seen = np.zeros(len(pairs), dtype=bool)
+    for path in paths:
+        with np.load(path) as shard:
+            mine = shard["pairs"][:, 0] * n_txt + shard["pairs"][:, 1]
+            pos = np.clip(np.searchsorted(keys, mine), 0, len(keys) - 1)
+            if len(mine) and (keys[pos] != mine).any():
+                raise ValueError(f"{path}: scores pairs that are no candidates")
+            if seen[pos].any():
+                raise ValueError(f"{path}: pairs scored by an earlier shard too")
+            values[pos], seen[pos] = shard["values"], True
+    if not seen.all():
+        image, text = pairs[np.flatnonzero(~seen)[0]]
+        raise ValueError(f"{(~seen).sum()} candidate pairs, e.g. (image {image}, text {text}), "
+                         f"are in none of {len(paths)} shards")
+    return values
+
+
+def reranked_arrays(candidates: Candidates, values: np.ndarray, k_test: int,
+                    ids: Mapping[str, Sequence[str]]) -> dict[str, np.ndarray]:
+    """The re-ranked file's arrays (module docstring)."""
+    i2t_scores, t2i_scores = candidate_scores(candidates, candidate_pairs(candidates), values)
+    return {"i2t": candidates.i2t, "i2t_scores": i2t_scores, "t2i": candidates.t2i,
+            "t2i_scores": t2i_scores, "k_test": np.int64(k_test),
+            "image_ids": np.array(list(ids["image_ids"])),
+            "query_ids": np.array(list(ids["query_ids"]))}
+
+
+def reranked_hits_file(path: str, gallery: pd.DataFrame, queries: pd.DataFrame,
+                       links: np.ndarray) -> tuple[dict[str, np.ndarray], int]:
+    """Per-item hits of a re-ranked file and its ``k_test``; ValueError naming the file when
+    its gallery or queries are not these."""
+    from vlcomp.metrics.rerank import reranked_hits
+
+    with np.load(path) as f:
+        if ([str(i) for i in f["image_ids"].tolist()] != [str(i) for i in gallery.image_id]
+                or [str(q) for q in f["query_ids"].tolist()]
+                != [str(q) for q in queries.query_id]):
+            raise ValueError(f"{path}: re-ranked for another gallery or other queries")
+        candidates = Candidates(f["i2t"], f["t2i"])
+        hits = reranked_hits(candidates, f["i2t_scores"], f["t2i_scores"], links)
+        return hits, int(f["k_test"])
+
+
+def reranked_metrics(path: str, gallery: pd.DataFrame, queries: pd.DataFrame,
+                     links: np.ndarray) -> dict[str, Any]:
+    """R@K (percent) of a re-ranked file, with its ``ranking`` label and ``k_test``."""
+    from vlcomp.metrics.retrieval import hits_summary
+
+    hits, k_test = reranked_hits_file(path, gallery, queries, links)
+    return {**hits_summary(hits, len(gallery), len(queries)), "k_test": k_test,
+            "ranking": ranking_label(k_test)}
+
+
+def ranking_label(k_test: int) -> str:
+    """How a re-ranked retrieval ranked, as tables and records say it."""
+    return f"ITM re-ranked (top {k_test} by ITC)"

@@ -1,0 +1,27 @@
+"""One shard of a re-ranked retrieval: its block of whole picture chunks, every candidate
+pair of those pictures scored by the model's pair score (`vlcomp.score.rerank`)."""
+
+from vlcomp.io import read_parquet, write_npz
+from vlcomp.jobs import job_log
+from vlcomp.models.precision import job_scorer
+from vlcomp.models.vision_count import count_vision_passes
+from vlcomp.score.pairs import image_index
+from vlcomp.score.rerank import read_candidates, score_rerank_shard
+
+with job_log(snakemake.log[0]) as log:
+    p, inp, shard = snakemake.params, snakemake.input, snakemake.wildcards.shard
+    gallery, queries = read_parquet(inp.gallery), read_parquet(inp.queries)
+    index = image_index([read_parquet(path) for path in inp.imagesets])
+    missing = [i for i in gallery.image_id if i not in index]
+    if missing:
+        raise ValueError(f"{inp.gallery}: images in none of {list(inp.imagesets)}: {missing[:3]}")
+    refs = [index[i] for i in gallery.image_id]
+    scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
+    passes = count_vision_passes(scorer)
+    arrays = score_rerank_shard(scorer, refs, [str(t) for t in queries.text],
+                                read_candidates(inp.candidates), shard, kind=p.kind,
+                                batch_size=p.batch_size, image_batch=p.image_batch)
+    write_npz(arrays, snakemake.output[0])
+    log.info("shard %s: chunks %d:%d of %d, %d pairs (%s)", shard, arrays["chunks_start"],
+             arrays["chunks_stop"], arrays["chunks_total"], len(arrays["values"]), p.kind)
+    log.info(passes.summary())
