@@ -103,7 +103,9 @@ def fold_order_inputs(wildcards):
 def fold_order_file(benchmark):
     """The file inside `fold_order_inputs`' folder: ``dataset_{collection}.json``."""
     dataset = dataset_of(benchmark)
-    collection = (config.get("datasets") or {}).get(dataset, {}).get("collection", dataset)
+    collection = (
+        (config.get("datasets") or {}).get(dataset, {}).get("collection", dataset)
+    )
     return KARPATHY_JSON["file"].format(collection=collection)
 
 
