@@ -112,6 +112,7 @@ def prepare_paper_run(root: Path) -> Path:
     # retrieval galleries, as the paper configuration runs them
     blip2_itm = save_tiny_blip2_itm(root / "blip2_itm", caption_words())
     blip2_t5 = save_tiny_blip2_lm(root / "blip2_t5", "t5", caption_words())
+    blip2_processor = published(blip2_itm, "mirror-org/blip2-itm-tiny")
     tokenizer = published(root / "mirror" / "xvlm_tokenizer", "mirror-org/bert-tiny")
     models = {
         "tiny_clip": {"family": "checkpoint", "path": str(root / "tiny_clip.pt"),
@@ -121,11 +122,15 @@ def prepare_paper_run(root: Path) -> Path:
                      "pair_score": "itm_plus_itc", "label": "BLIP ITM"},
         "blip_lm": {"family": "hf_blip_lm", **published(lm, "mirror-org/blip-caption-tiny"),
                     "label": "BLIP P(t|i)"},
-        "blip2_itm": {"family": "hf_blip2_itm",
-                      **published(blip2_itm, "mirror-org/blip2-itm-tiny"),
+        "blip2_itm": {"family": "hf_blip2_itm", **blip2_processor,
                       "pair_score": "itm_prob", "label": "BLIP-2 ITM"},
         "blip2_t5": {"family": "hf_blip2_lm", **published(blip2_t5, "mirror-org/blip2-t5-tiny"),
                      "retrieval": False, "label": "BLIP-2 P(t|i)"},
+        # BLIP-2 with LAVIS' ViT-L (VisualGPTScore's appendix): the mirror's LAVIS files
+        # converted by rule convert_blip, the processor of the mirror hub's tiny BLIP-2
+        "blip2_vitl_itm": {**paper_models["blip2_vitl_itm"], "convert": {
+            **paper_models["blip2_vitl_itm"]["convert"], "tokenizer": blip2_processor["model"],
+            "tokenizer_revision": blip2_processor["revision"]}},
         # ARO's X-VLM from the mirror's Drive and GitHub files, as config/paper.yaml names
         # them, with the mirror hub's tokenizer; ITM on ARO's sets only, as its Flickr30k entry
         "xvlm_coco": {**paper_models["xvlm_coco"], "tokenizer": tokenizer["model"],

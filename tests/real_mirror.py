@@ -57,6 +57,8 @@ SWIG_PREFIX = "https://swig-data-weights.s3.us-east-2.amazonaws.com"
 XVLM_PREFIX = f"https://raw.githubusercontent.com/zengyan-97/X-VLM/{XVLM_COMMIT}/configs"
 CORENLP_PREFIX = "https://nlp.stanford.edu/software"
 KARPATHY_JSON_PREFIX = "https://cs.stanford.edu/people/karpathy/deepimagesent"
+LAVIS_BLIP2_PREFIX = ("https://storage.googleapis.com/sfr-vision-language-research/LAVIS/"
+                      "models/BLIP2")
 CREPE_HEADER = ("image_id,caption,n,n_objects,n_relations,n_attributes,n_connected_components,"
                 "hard_negs,x,y,width,height\n")
 VG_IDS = (2315001, 2315002, 2415003)  # the last one in VG_100K_2 (images2.zip)
@@ -155,6 +157,7 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
             [{"image": name, "caption": caps[name]} for name in names]))
     _karpathy_json(root / "deepimagesent", {"train": train, "restval": restval, "val": val,
                                             "test": test}, caps)
+    _lavis_vitl(root / "lavis")
     # NegCLIP's released train_neg_clip.tsv: each train image's first caption, its negatives
     # and three other rows as hard images, served from ARO's repository
     negclip = root / "aro_repo"
@@ -264,6 +267,7 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
         COCO: coco.as_uri(),
         BLIP_KARPATHY: karpathy.as_uri(),
         KARPATHY_JSON_PREFIX: (root / "deepimagesent").as_uri(),
+        LAVIS_BLIP2_PREFIX: (root / "lavis").as_uri(),
         SUGARCREPE_PREFIX: sugar.as_uri(),
         NEGCLIP_PREFIX: negclip.as_uri(),
         BISON_PREFIX: (root / "bison").as_uri(),
@@ -293,6 +297,17 @@ def _karpathy_json(folder: Path, splits: dict[str, list[str]],
     _zip(folder / "caption_datasets.zip", {
         "dataset_coco.json": json.dumps({"images": images, "dataset": "coco"}).encode(),
         "dataset_flickr8k.json": json.dumps({"images": [], "dataset": "flickr8k"}).encode()})
+
+
+def _lavis_vitl(folder: Path) -> None:
+    """LAVIS' BLIP-2 ViT-L files at their bucket's names (``clip_vit_L.pth``,
+    ``blip2_pretrained_vitL.pth``): a tiny CLIP ViT and stage-1 Q-Former whose vocabulary
+    and image size fit the mirror hub's tiny BLIP-2 processor (tests/tiny_blip2.py)."""
+    from .tiny_blip2 import BERT_SPECIALS, VISION, _words
+    from .tiny_lavis import write_lavis_vitl
+
+    vocab = len(BERT_SPECIALS) + len(_words(caption_words())) + 1
+    write_lavis_vitl(folder, vocab, patch=VISION["patch_size"], image=VISION["image_size"])
 
 
 def _corenlp(folder: Path) -> None:

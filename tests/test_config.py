@@ -105,6 +105,23 @@ def test_errors_name_the_key(edit, message):
          "resources/models/blip_pretrained_large_hf"),
         (lambda c: c["models"]["blip_itm_base"].update(convert={"source": "negclip"}),
          "config.models.blip_itm_base.convert: only for family hf_blip_lm"),
+        # BLIP-2 ViT-L: the family's stage, LAVIS' ViT file, the T5 for stage t5 only, and one
+        # spec per shared conversion name
+        (lambda c: c["models"]["blip2_vitl_flant5"]["convert"].update(stage="qformer"),
+         "config.models.blip2_vitl_flant5.convert: family hf_blip2_lm converts with `vit`"),
+        (lambda c: c["models"]["blip2_vitl_flant5"]["convert"].pop("t5"),
+         "config.models.blip2_vitl_flant5.convert.t5: the frozen T5's hub id"),
+        (lambda c: c["models"]["blip2_vitl_flant5"]["convert"].update(vit="models/vit.pth"),
+         "config.models.blip2_vitl_flant5.convert.vit: 'models/vit.pth' is not a file of"),
+        (lambda c: c["models"]["blip2_vitl_flant5"]["convert"].pop("checkpoint"),
+         "config.models.blip2_vitl_flant5.convert.checkpoint: source 'blip2_vitl' has 3 files"),
+        (lambda c: c["models"]["blip2_vitl_itm"].update(convert={
+            **c["models"]["blip2_vitl_itm"]["convert"], "vit_precision": "fp32"}),
+         "config.models.blip2_vitl_itm.convert: conversion 'blip2_vitl_qformer' is also "
+         "blip2_vitl_itc's"),
+        (lambda c: c["models"]["blip_pretrained_large"]["convert"].update(stage="t5"),
+         "config.models.blip_pretrained_large.convert: vit / stage / t5 / vit_precision are "
+         "BLIP-2's keys"),
         (lambda c: c["models"]["blip_itm_base"].update(itm_first_token="sep"),
          "config.models.blip_itm_base.itm_first_token: 'sep' is not one of"),
         (lambda c: c["visualgptscore"]["null_images"]["n_by_benchmark"].update(mmvp=30),
@@ -157,16 +174,20 @@ def test_families_decide_roles_embeddings_and_captioners():
     models = load("config/paper.yaml")["models"]
     roles = {name: model_role(entry) for name, entry in models.items()}
     assert {n for n, r in roles.items() if r == "generative"} == {
-        "blip_caption_base", "blip_caption_large", "blip_pretrained_large", "blip2_qformer_lm",
-        "blip2_flant5"}
+        "blip_caption_base", "blip_caption_large", "blip_pretrained_large",
+        "blip2_vitl_qformer_lm", "blip2_vitl_flant5", "blip2_qformer_lm", "blip2_flant5"}
     assert {n for n, r in roles.items() if r == "itm"} == {
-        "blip_itm_base", "blip_itm_large", "xvlm_coco", "xvlm_flickr", "blip2_itm"}
+        "blip_itm_base", "blip_itm_large", "xvlm_coco", "xvlm_flickr", "blip2_vitl_itm",
+        "blip2_itm"}
     # an ITC score (pair score itc, or a cross-encoder's embeddings alone) is discriminative
-    assert roles["blip2_itc"] == roles["blip_itc_large"] == roles["flava"] == "discriminative"
+    assert roles["blip2_itc"] == roles["blip2_vitl_itc"] == roles["blip_itc_large"] == \
+        roles["flava"] == "discriminative"
     assert [n for n, e in models.items() if not has_embeddings(e)] == [
-        "blip_caption_base", "blip_caption_large", "blip_pretrained_large", "blip2_itc",
+        "blip_caption_base", "blip_caption_large", "blip_pretrained_large", "blip2_vitl_itc",
+        "blip2_vitl_itm", "blip2_vitl_qformer_lm", "blip2_vitl_flant5", "blip2_itc",
         "blip2_itm", "blip2_qformer_lm", "blip2_flant5"]
-    assert all(is_captioner(models[n]) for n in ("blip2_flant5", "blip2_qformer_lm"))
+    assert all(is_captioner(models[n]) for n in ("blip2_flant5", "blip2_qformer_lm",
+                                                 "blip2_vitl_flant5", "blip2_vitl_qformer_lm"))
 
 
 def test_three_seed_world_is_the_default_with_more_seeds():

@@ -107,15 +107,15 @@ def test_rows_are_faced_by_the_models_that_reproduce_them():
         "Flickr-like / Shuffle trigrams / X-VLM",
         "Flickr-like / Shuffle trigrams / X-VLM (Flickr30k)"]
     assert row_counterparts(PAPER, "bivlc", "X-VLM") == ["X-VLM"]  # by label: BiVLC has none
-    # VisualGPTScore's appendix: BLIP's ITC / ITM / captioner and BLIP-2 (ViT-g) rows
+    # VisualGPTScore's appendix: BLIP's ITC / ITM / captioner and BLIP-2 (ViT-L) rows
     assert row_counterparts(PAPER, "visualgptscore", "ITCScore") == ["BLIP ITC (large)"]
     assert row_counterparts(PAPER, "visualgptscore", "BLIP ITMScore") == ["BLIP ITM (large)"]
     assert row_counterparts(PAPER, "visualgptscore", "VisualGPTScore (alpha=alpha*)") == [
         f"{vgs} (alpha=alpha*)"]
     assert row_counterparts(PAPER, "visualgptscore", "BLIP2-FlanT5 VisualGPTScore (alpha=1)") \
-        == ["BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-g) (alpha=1)"]
+        == ["BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-L) (alpha=1)"]
     assert row_counterparts(PAPER, "visualgptscore", "BLIP2-QFormer ITCScore") == [
-        "BLIP-2 Q-Former ITC (ViT-g)"]
+        "BLIP-2 Q-Former ITC (ViT-L)"]
 
 
 def test_the_appendix_tables_are_planned_from_the_model_families():
@@ -123,7 +123,7 @@ def test_the_appendix_tables_are_planned_from_the_model_families():
 
     cells = plan_cells(PAPER)
     table10 = cells["visualgptscore/table10"].cells
-    assert ("BLIP-2 Q-Former ITM (ViT-g)", "Crepe Negate") in table10
+    assert ("BLIP-2 Q-Former ITM (ViT-L)", "Crepe Negate") in table10
     assert ("Random", "VL-CheckList Relation") in table10
     assert not any(row.startswith("BLIP ITM") for row, _ in table10)  # BLIP-2 only
     table11 = cells["visualgptscore/table11"].cells
@@ -136,10 +136,10 @@ def test_the_appendix_tables_are_planned_from_the_model_families():
     assert ("BLIP ITM (large)", "Winoground NonCompositional Group Score") in table13.data
     # BLIP-2's captioners score no retrieval galleries: no Table 4 retrieval rows
     table4 = cells["visualgptscore/table4"].cells
-    assert ("BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-g)", "COCO I2T R@1") not in table4
-    assert ("BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-g)", "EqBen Text Score") in table4
+    assert ("BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-L)", "COCO I2T R@1") not in table4
+    assert ("BLIP-2 FLAN-T5-XL VisualGPTScore (ViT-L)", "EqBen Text Score") in table4
     assert (f"{vgs}", "COCO I2T R@1") in table4
-    assert ("BLIP-2 Q-Former ITM (ViT-g)", "Winoground Text Score std") in table4
+    assert ("BLIP-2 Q-Former ITM (ViT-L)", "Winoground Text Score std") in table4
 
 
 def test_rows_no_run_can_reproduce_say_why():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,8 +30,9 @@ PAPER_JOBS = {
     # ImageNet's train, val and devkit checked (manual downloads); 19 hub snapshots: 16 models
     # (BLIP x 4, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
     # OPT, SDXL and its DPO UNet; BLIP's large captioner also gives the BLIP conversion its
-    # tokenizer) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img)
-    "download_file": 61, "unpack_archive": 13, "check_manual_download": 5, "wordnet": 1,
+    # tokenizer, the BLIP-2 snapshots and FLAN-T5 the ViT-L conversions their processors and
+    # T5) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img); LAVIS' 3 BLIP-2 ViT-L files
+    "download_file": 64, "unpack_archive": 13, "check_manual_download": 5, "wordnet": 1,
     "download_hub_snapshot": 19, "spice_jars": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
@@ -53,17 +55,20 @@ PAPER_JOBS = {
     # 17 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; CLIP
     # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO:
     # ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise)
-    # embed and score pairs in one job each; BLIP-2's Q-Former ITC and ITM score pairs only
-    # (no embeddings); the 5 BLIP and BLIP-2 captioners score pairs and priors in one job
-    # each, and the 3 BLIP captioners' log P(t|i) galleries run in shards: COCO's (2 x 5,000
-    # x 25,010 pairs) in 6 (base) or 9 (large), Flickr30k's in 1; 15 choice benchmarks:
-    # 17 x 15 score_and_metrics, (5 + 2 + 3 + 2) x 15 pair_metrics
-    "embed_model": 17, "score_pairs": 5, "score_pairs_only": 2,
-    "score_generative_choice": 4, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
-    # BLIP-2 FLAN-T5's choice pairs and priors (~16M LLM passes, ~45 A100-hours) in 8 shards
-    "score_generative_choice_shard": 8, "score_generative_choice_gather": 1,
-    "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 180,
-    "convert_blip": 1,  # BLIP's pre-training checkpoint -> VisualGPTScore's captioner
+    # embed and score pairs in one job each; BLIP-2's Q-Former ITC and ITM (ViT-L and ViT-g)
+    # score pairs only (no embeddings); the 7 BLIP and BLIP-2 captioners score pairs and
+    # priors in one job each, and the 3 BLIP captioners' log P(t|i) galleries run in shards:
+    # COCO's (2 x 5,000 x 25,010 pairs) in 6 (base) or 9 (large), Flickr30k's in 1; 15 choice
+    # benchmarks: 17 x 15 score_and_metrics, (5 + 4 + 5 + 2) x 15 pair_metrics
+    "embed_model": 17, "score_pairs": 5, "score_pairs_only": 4,
+    "score_generative_choice": 5, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
+    # BLIP-2 FLAN-T5's choice pairs and priors (~16M LLM passes, ~45 A100-hours) in 8 shards,
+    # for each image encoder (ViT-L, ViT-g)
+    "score_generative_choice_shard": 16, "score_generative_choice_gather": 2,
+    "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 240,
+    # BLIP's pre-training checkpoint -> VisualGPTScore's captioner; LAVIS' BLIP-2 ViT-L: its
+    # Q-Former (ITC, ITM, captioner: one folder) and its FLAN-T5 stage
+    "convert_blip": 3,
     # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
     "retrieval_metrics": 44, "robustness_metrics": 22,
     "rerank_candidates": 8, "rerank_shard": 8, "rerank_gather": 8,
@@ -79,30 +84,30 @@ PAPER_JOBS = {
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
     # every reproduced table with published numbers, VisualGPTScore's appendix included
     "table_winoground": 1, "table_vs_published": 22,
-    # VisualGPTScore: 5 captioners (3 BLIP, 2 BLIP-2) x 13 image->text benchmarks; Tables 1,
+    # VisualGPTScore: 7 captioners (3 BLIP, 4 BLIP-2) x 13 image->text benchmarks; Tables 1,
     # 2 and 4
-    "alpha_curve": 65, "table_visualgptscore": 1,
+    "alpha_curve": 91, "table_visualgptscore": 1,
     "llm_prior": 3,  # Table 2a's text-only BART, FLAN-T5 and OPT, each once for every captioner
-    # Table 4a's ITMScore row: 5 ITM models (2 BLIP ITMs, 2 X-VLMs, BLIP-2's Q-Former ITM) on
-    # the captioners' held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag
+    # Table 4a's ITMScore row: 6 ITM models (2 BLIP ITMs, 2 X-VLMs, BLIP-2's Q-Former ITMs)
+    # on the captioners' held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag
     # items, EqBen)
-    "held_out_accuracy": 20,
+    "held_out_accuracy": 24,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6, "retrieval_null_prior": 6,
     # appendix Table 5's null half: the LAION-pretrained BLIP on Winoground, 5 seeds
     "null_sampling_prior": 1, "table_visualgptscore_null_sampling": 1,
     # the appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12 (BLIP and
     # BLIP-2 on Winoground, its No-Tag items and EqBen), Table 13 (Winoground per Diwan tag:
-    # the 10 BLIP and BLIP-2 models' scores per tag)
+    # the 14 BLIP and BLIP-2 models' scores per tag)
     "table_visualgptscore_blip2": 1, "table_visualgptscore_pairs": 1,
-    "winoground_tags": 10, "table_visualgptscore_tags": 1,
+    "winoground_tags": 14, "table_visualgptscore_tags": 1,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "findings": 1,  # the papers' claims tested on the run
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
-    # VisualGPTScore Tables 2/4: 5 captioners x 13 + 3 BLIP captioners x 2 retrieval
-    "uncertainty_alpha": 71,
-    # blind baselines on 13 image->text benchmarks: a bigram LM and 5 captioners P(t|null)
-    "blind_scores": 78,
+    # VisualGPTScore Tables 2/4: 7 captioners x 13 + 3 BLIP captioners x 2 retrieval
+    "uncertainty_alpha": 97,
+    # blind baselines on 13 image->text benchmarks: a bigram LM and 7 captioners P(t|null)
+    "blind_scores": 104,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
     # ARO Table 6's classification rows: CIFAR-10/100 as PNGs, ImageNet's tables; ARO's 4
     # models (CLIP, CLIP-FT, NegCLIP ours and ARO's loader) embed 3 datasets x (train,
@@ -248,6 +253,19 @@ def test_real_formats_run_end_to_end(real_run):
     clip = json.loads((work / "results/metrics/tiny_clip/coco_retrieval.json").read_text())
     assert clip["ranking"] == "embedding cosine" and "overall_itc" not in clip
     assert "blip_itm (coco_retrieval: ITM re-ranked (top 256 by ITC))" in table6
+    # BLIP-2 with LAVIS' ViT-L, converted from the mirror's LAVIS files: 23 of CLIP's 24
+    # blocks, fp16-rounded, LAVIS' ln_pre beside; it scores the choice sets and faces the
+    # appendix's published Q-Former row
+    folder = work / "resources/models/blip2_vitl_qformer_hf"
+    record = json.loads((folder / "vlcomp_conversion.json").read_text())
+    assert (record["vit_layers"], record["vit_precision"], record["stage"]) == (23, "fp16",
+                                                                                "qformer")
+    assert any(".resblocks.23." in key for key in record["dropped"])
+    assert (folder / "vision_pre_layernorm.safetensors").is_file()
+    vitl = json.loads((work / "results/metrics/blip2_vitl_itm/vg_relation.json").read_text())
+    assert vitl["model"] == "blip2_vitl_itm"
+    assert "BLIP-2 Q-Former ITM (ViT-L)" in (work / "results/tables/visualgptscore/table10.md"
+                                             ).read_text()
     assert "| CIFAR10 |" in table6 and "| CIFAR10 zero-shot |" in table6
     cifar = json.loads((work / "results/metrics/tiny_clip/classification_cifar10.json")
                        .read_text())
@@ -329,7 +347,8 @@ def test_real_formats_run_end_to_end(real_run):
     assert {"BLIP ITM", "BLIP-2 ITM"} <= set(table4.dropna(subset="EqBen Text Score").index)
     # the appendix: Table 10 (BLIP-2), 11 (pair sets, alpha rows), 13 (Winoground per tag)
     table10 = pd.read_csv(work / "results/tables/visualgptscore/table10.csv", index_col=0)
-    assert list(table10.index) == ["Random", "BLIP-2 ITM", "BLIP-2 P(t|i)"]
+    assert list(table10.index) == ["Random", "BLIP-2 ITM", "BLIP-2 Q-Former ITM (ViT-L)",
+                                   "BLIP-2 P(t|i)"]
     assert {"VG-Relation", "Crepe Negate", "VL-CheckList Relation"} <= set(table10.columns)
     table11 = pd.read_csv(work / "results/tables/visualgptscore/table11.csv", index_col=0)
     assert {"BLIP-2 P(t|i) (alpha=alpha*)", "BLIP P(t|i) (alpha=1)"} <= set(table11.index)
@@ -513,3 +532,63 @@ def test_a_missing_model_file_fails_the_dry_run_naming_it(tmp_path):
     said = result.stdout + result.stderr
     assert result.returncode != 0
     assert "Missing input files for rule embed_model" in said and "missing/mine.pt" in said
+
+
+@pytest.mark.slow
+def test_rerank_on_the_real_format_run(real_run, monkeypatch):
+    """On the real-format run's gallery, BLIP ITM's re-ranking (k_test 256 > 60 texts) equals
+    the ranking of every pair by ITM + ITC; k_test = 1 keeps the ITC ranking's R@1; three
+    shards write the same file as the run's one."""
+    import hashlib
+
+    from vlcomp.io import read_parquet, write_npz
+    from vlcomp.metrics.rerank import select_candidates
+    from vlcomp.metrics.retrieval import hits_summary, retrieval_hits_from_scores
+    from vlcomp.models.registry import build_scorer
+    from vlcomp.score.embeddings import open_image
+    from vlcomp.score.pairs import image_index
+    from vlcomp.score.rerank import (
+        gallery_embeddings,
+        join_rerank_shards,
+        reranked_arrays,
+        reranked_metrics,
+        score_rerank_shard,
+    )
+
+    work, config = real_run
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    entry = yaml.safe_load(config.read_text())["models"]["blip_itm"]
+    record = json.loads(Path("results/metrics/blip_itm/coco_retrieval.json").read_text())
+    gallery = read_parquet("results/benchmarks/coco_retrieval/gallery.parquet")
+    queries = read_parquet("results/benchmarks/coco_retrieval/queries.parquet")
+    images, texts, links = gallery_embeddings(
+        gallery, queries, "results/embeddings/blip_itm/images/coco_test.npy",
+        "results/embeddings/blip_itm/texts/coco_retrieval.npy")
+    refs = [image_index([read_parquet("results/imagesets/coco_test.parquet")])[i]
+            for i in gallery.image_id]
+    scorer = build_scorer("blip_itm", entry, "cpu")
+    # every pair by ITM + ITC: the ranking the re-ranked record reports
+    full = np.stack([scorer.score_pairs([open_image(ref.path, ref.box)] * len(queries),
+                                        list(queries.text), kind="itm_plus_itc")
+                     for ref in refs])
+    dense = hits_summary(retrieval_hits_from_scores(full, full.T, links), len(refs), len(links))
+    assert dense["overall"] == record["overall"]
+    # k_test = 1 and 3 shards on the run's files
+    candidates = select_candidates(images, texts, 1)
+    ids = {"image_ids": list(gallery.image_id), "query_ids": list(queries.query_id)}
+    digests = []
+    for count in (1, 3):
+        paths = []
+        for index in range(count):
+            shard = score_rerank_shard(scorer, refs, list(queries.text), candidates,
+                                       f"{index}-of-{count}", kind="itm_plus_itc")
+            paths.append(str(Path(config).parent / f"k1_{count}_{index}.npz"))
+            write_npz(shard, paths[-1])
+        out = Path(config).parent / f"k1_{count}.npz"
+        write_npz(reranked_arrays(candidates, join_rerank_shards(paths, candidates), 1, ids), out)
+        digests.append(hashlib.sha256(out.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
+    top1 = reranked_metrics(str(out), gallery, queries, links)["overall"]
+    assert (top1["i2t_r1"], top1["t2i_r1"]) == (record["overall_itc"]["i2t_r1"],
+                                                record["overall_itc"]["t2i_r1"])

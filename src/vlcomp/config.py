@@ -146,9 +146,15 @@ def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return runs
 
 
-def converted_folder(model: str) -> str:
-    """Where rule convert_blip writes the transformers folder of a model with ``convert``."""
-    return f"resources/models/{model}_hf"
+def conversion_name(model: str, entry: Mapping[str, Any] | None = None) -> str:
+    """The name of a model's conversion (``convert.name``, default the model's)."""
+    return str(((entry or {}).get("convert") or {}).get("name", model))
+
+
+def converted_folder(model: str, entry: Mapping[str, Any] | None = None) -> str:
+    """Where rule convert_blip writes the transformers folder of a model with ``convert``
+    (named by `conversion_name`)."""
+    return f"resources/models/{conversion_name(model, entry)}_hf"
 
 
 # generative scorers, log P(text | image) (VisualGPTScore): BLIP's captioner, BLIP-2 with a

@@ -15,6 +15,7 @@ from vlcomp.config import (
     PAIR_ONLY_FAMILIES,
     ConfigError,
     benchmark_source,
+    conversion_name,
     converted_folder,
     dataset_names,
     expand_models,
@@ -76,6 +77,7 @@ def _check_references(config: dict[str, Any]) -> None:
                           "the released Winoground; add benchmarks.winoground with source "
                           "release (the world's pairs have no such tags)")
     train = config.get("train", {})
+    _check_shared_conversions(config["models"])
     for name, entry in config["models"].items():
         if entry["family"] == "checkpoint":
             if ("run" in entry) == ("path" in entry):
@@ -381,20 +383,58 @@ def _check_run(config: dict[str, Any], name: str, run: dict[str, Any]) -> None:
         )
 
 
+BLIP2_STAGES = {"hf_blip2_itm": "qformer", "hf_blip2_qformer_lm": "qformer", "hf_blip2_lm": "t5"}
+"""The conversion stage each BLIP-2 family reads (`vlcomp.models.blip2_vitl_convert`)."""
+
+
 def _check_conversion(name: str, entry: dict[str, Any]) -> None:
-    """``convert``: an hf_blip_lm model read from a folder converted from a source's file."""
+    """``convert``: an hf_blip_lm model read from a folder converted from a source's file, or
+    a BLIP-2 family's from LAVIS' ViT file and BLIP-2 checkpoint (stage by family)."""
     from vlcomp.data.sources import SOURCES
 
-    source = SOURCES.get(entry["convert"]["source"])
-    if entry["family"] != "hf_blip_lm" or "run" in entry:
-        raise ConfigError(f"config.models.{name}.convert: only for family hf_blip_lm without run")
-    if source is None or len(source.files) != 1:
-        raise ConfigError(f"config.models.{name}.convert.source: "
-                          f"{entry['convert']['source']!r} is not a source with one file in "
+    spec, where = entry["convert"], f"config.models.{name}.convert"
+    source = SOURCES.get(spec["source"])
+    if "run" in entry or entry["family"] not in ("hf_blip_lm", *BLIP2_STAGES):
+        raise ConfigError(f"{where}: only for family hf_blip_lm or {sorted(BLIP2_STAGES)}, "
+                          "without run")
+    if source is None:
+        raise ConfigError(f"{where}.source: {spec['source']!r} is not a source of "
                           "vlcomp.data.sources")
-    if entry.get("model", converted_folder(name)) != converted_folder(name):
+    paths = [f.path for f in source.files]
+    if "checkpoint" not in spec and len(paths) != 1:
+        raise ConfigError(f"{where}.checkpoint: source {spec['source']!r} has {len(paths)} "
+                          f"files; name the one to convert ({paths})")
+    for key in ("checkpoint", "vit"):
+        if key in spec and spec[key] not in paths:
+            raise ConfigError(f"{where}.{key}: {spec[key]!r} is not a file of source "
+                              f"{spec['source']!r} ({paths})")
+    stage = BLIP2_STAGES.get(entry["family"])
+    if stage is None and any(k in spec for k in ("vit", "stage", "t5", "vit_precision")):
+        raise ConfigError(f"{where}: vit / stage / t5 / vit_precision are BLIP-2's keys")
+    if stage is not None:
+        if "vit" not in spec or spec.get("stage") != stage:
+            raise ConfigError(f"{where}: family {entry['family']} converts with `vit` (LAVIS' "
+                              f"ViT file) and `stage: {stage}`")
+        if (stage == "t5") != ("t5" in spec):
+            raise ConfigError(f"{where}.t5: the frozen T5's hub id, for stage t5 only")
+    folder = converted_folder(name, entry)
+    if entry.get("model", folder) != folder:
         raise ConfigError(f"config.models.{name}.model: a converted model is read from "
-                          f"{converted_folder(name)} (leave model out or give that)")
+                          f"{folder} (leave model out or give that)")
+
+
+def _check_shared_conversions(models: dict[str, dict[str, Any]]) -> None:
+    """Models naming the same conversion (``convert.name``) must convert alike."""
+    seen: dict[str, tuple[str, dict[str, Any]]] = {}
+    for name, entry in models.items():
+        if "convert" not in entry:
+            continue
+        key = conversion_name(name, entry)
+        spec = {k: v for k, v in entry["convert"].items() if k != "name"}
+        if key in seen and seen[key][1] != spec:
+            raise ConfigError(f"config.models.{name}.convert: conversion {key!r} is also "
+                              f"{seen[key][0]}'s, with another spec; give it another name")
+        seen.setdefault(key, (name, spec))
 
 
 # pair scores each family computes (`pair_score`; python: the factory's scorer decides)

@@ -45,6 +45,7 @@ DIFFUSERS_UNET = ("{sub}/*.json", "{sub}/*.safetensors", "{sub}/*.bin")
 DATASET_FILES = ("*",)
 # a tokenizer alone (X-VLM's BERT, a BLIP conversion's): its files, not the model's weights
 TOKENIZER_FILES = ("*.json", "*.txt", "*.model")
+T5_FILES = ("*.json", "*.model", "*.safetensors")  # a converted BLIP-2's frozen T5
 # bytes of the files fetched, where the hub's listing at the pinned commit was read (weights
 # dominate; small files ignored); the plan sums them and counts the rest as unknown
 KNOWN_BYTES = {
@@ -95,6 +96,8 @@ def model_pins(name: str, entry: dict[str, Any]) -> Pins:
         convert = entry["convert"]
         hub += _ref(convert.get("tokenizer"), convert.get("tokenizer_revision"),
                     f"{where}.convert", patterns=TOKENIZER_FILES)
+        hub += _ref(convert.get("t5"), convert.get("t5_revision"), f"{where}.convert.t5",
+                    patterns=T5_FILES)
     if family == "xvlm":
         hub += _ref(entry.get("tokenizer", XVLM_TOKENIZER), entry.get("tokenizer_revision"),
                     where, patterns=TOKENIZER_FILES)

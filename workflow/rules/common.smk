@@ -11,6 +11,7 @@ from vlcomp.benchmarks.classification_plan import classification_plan  # noqa: E
 from vlcomp.config import (  # noqa: E402
     ConfigError,
     benchmark_source,
+    conversion_name,
     converted_folder,
     dataset_names,
     expand_models,
@@ -176,8 +177,13 @@ for _path, _file in REMOTE_FILES.items():
 MANUAL_CHECKS = manual_checks()
 # hub snapshots by folder (resources/models/hub/{repo}, resources/datasets/hub/{repo})
 HUB_REFS = {ref.folder: ref for ref in PINS.hub}
-# BLIP originals converted to transformers folders (rule convert_blip), by model
-CONVERTED_MODELS = {m: e["convert"] for m, e in MODEL_ENTRIES.items() if "convert" in e}
+# original checkpoints converted to transformers folders (rule convert_blip), by conversion
+# name (models sharing a `convert.name` share the folder): BLIP's, and LAVIS' BLIP-2 ViT-L
+CONVERTED_MODELS = {
+    conversion_name(m, e): {**e["convert"], "family": e["family"], "model": m}
+    for m, e in MODEL_ENTRIES.items()
+    if "convert" in e
+}
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
 # Blind (text-only) baselines on every benchmark with image->text choices: a bigram model
 # of a caption dataset's training captions, and each captioner's prior log P(t|null)
@@ -442,7 +448,7 @@ def model_entry(model):
     }
     if "convert" in entry:  # a BLIP original converted by rule convert_blip
         entry.pop("convert")
-        entry["model"] = converted_folder(model)
+        entry["model"] = converted_folder(model, MODEL_ENTRIES[model])
     if "run" in entry and is_captioner(entry):  # a captioner trained here
         entry["model"] = f"results/checkpoints/{entry.pop('run')}/hf"
     elif (
@@ -474,7 +480,7 @@ def model_files(model):
     """
     entry = MODEL_ENTRIES[model]
     if "convert" in entry:
-        return [converted_folder(model)]
+        return [converted_folder(model, entry)]
     if "run" in entry and is_captioner(entry):
         return [f"results/checkpoints/{entry['run']}/hf"]
     if "run" in entry:

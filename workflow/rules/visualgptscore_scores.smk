@@ -405,12 +405,16 @@ rule null_sampling_prior:
         "../scripts/null_sampling_prior.py"
 
 
-# BLIP's original checkpoint (e.g. VisualGPTScore's ViT-L pre-trained on LAION-114M) as a
-# transformers captioner folder that an hf_blip_lm model with `convert` scores with.
+# An original checkpoint as a transformers folder that a model with `convert` scores with:
+# BLIP's (e.g. VisualGPTScore's ViT-L pre-trained on LAION-114M) as a captioner, LAVIS'
+# BLIP-2 with a CLIP ViT-L (VisualGPTScore's appendix) as its Q-Former or FLAN-T5 model.
 rule convert_blip:
     input:
-        checkpoint=converted_checkpoint,
-        tokenizer=lambda wc: model_pins(wc.model, MODEL_ENTRIES[wc.model]).inputs,
+        unpack(converted_checkpoint),
+        tokenizer=lambda wc: model_pins(
+            CONVERTED_MODELS[wc.model]["model"],
+            MODEL_ENTRIES[CONVERTED_MODELS[wc.model]["model"]],
+        ).inputs,
     output:
         directory("resources/models/{model}_hf"),
     log:
@@ -423,7 +427,9 @@ rule convert_blip:
         "../../envs/torch.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+        mem_mb=lambda wc, attempt: by_attempt(
+            48000 if "t5" in CONVERTED_MODELS[wc.model] else 16000, attempt
+        ),
         runtime=lambda wc, attempt: by_attempt(60, attempt),
     params:
         convert=lambda wc: CONVERTED_MODELS[wc.model],

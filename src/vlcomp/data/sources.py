@@ -417,8 +417,22 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
         licence="GPL v3 or later (Stanford CoreNLP)"),
     Source("blip2_flan_t5_xl", hub_id="Salesforce/blip2-flan-t5-xl",
            notes="BLIP-2 with FLAN-T5-XL (ViT-g; VisualGPTScore's appendix used the ViT-L "
-                 "variant, which transformers cannot load) (hf_blip2_lm)",
+                 "variant: source blip2_vitl, converted by rule convert_blip) (hf_blip2_lm); its "
+                 "processor also serves that conversion",
            licence="MIT (the hub card)"),
+    Source(
+        "blip2_vitl", files=tuple(RemoteFile(
+            f"models/blip2/{name}",
+            f"https://storage.googleapis.com/sfr-vision-language-research/LAVIS/models/BLIP2/{name}")
+            for name in ("clip_vit_L.pth", "blip2_pretrained_vitL.pth",
+                         "blip2_pretrained_flant5xl_vitL.pth")),
+        notes="LAVIS' BLIP-2 with a CLIP ViT-L image encoder (VisualGPTScore's appendix, "
+              "Tables 10-11): the ViT (create_clip_vit_L's URL; frozen, so not in the BLIP-2 "
+              "files), the stage-1 Q-Former (configs/models/blip2/blip2_pretrain_vitL.yaml) and "
+              "the FLAN-T5-XL stage (blip2_pretrain_flant5xl_vitL.yaml; its T5 is "
+              "google/flan-t5-xl), converted by vlcomp.models.blip2_vitl_convert; no published "
+              "hash: the lock file pins them",
+        licence="BSD-3-Clause (salesforce/LAVIS)"),
 )}
 
 

@@ -4,7 +4,8 @@ Registry entry ``{family: hf_blip2_itm, model: Salesforce/blip2-itm-vit-g, revis
 max_length, pair_score: itm_logit|itm_prob|itc}``. ``Salesforce/blip2-itm-vit-g`` is LAVIS's
 ``blip2_image_text_matching`` / ``pretrain`` (EVA ViT-g, 224 px) converted by transformers;
 VisualGPTScore's appendix used BLIP-2 with a ViT-L image encoder (LAVIS ``pretrain_vitL``),
-which has no transformers copy (see `hf_blip2_qformer_lm` for why).
+which has no transformers copy: `vlcomp.models.blip2_vitl_convert` writes it as a folder with
+the ViT's pre-LayerNorm beside it, attached on loading a local folder that has one.
 
 As LAVIS ``Blip2ITM`` and t2v_metrics' ``blip2_itm_model.py`` / ``blip2_itc_model.py``:
 
@@ -27,6 +28,7 @@ Texts are truncated to ``max_length`` tokens (35, as t2v_metrics; LAVIS' ``max_t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.models.blip2_vitl_convert import attach_vision_pre_layernorm
 from vlcomp.models.hf_loading import load_pretrained
 from vlcomp.models.vision_reuse import DistinctImagePairs
 
@@ -61,6 +64,8 @@ class Blip2ItmScorer(DistinctImagePairs):
             self._processor, self._model = load_pretrained(
                 Blip2ForImageTextRetrieval, Blip2Processor, self.model_id, self.revision,
                 self.device)
+            if Path(self.model_id).is_dir():  # a converted ViT-L folder: LAVIS' ln_pre
+                attach_vision_pre_layernorm(self._model, self.model_id)
             if not self._model.config.qformer_config.use_qformer_text_input:
                 raise ValueError(f"model {self.name!r}: {self.model_id!r} has no Q-Former text "
                                  "input (use_qformer_text_input: false); not an ITM checkpoint")

@@ -25,18 +25,21 @@ Token log-probabilities come from the logits (raw log-softmax); ``reduction: mea
 VisualGPTScore Eq. 2; t2v_metrics' ``exp(-mean CE)``) or ``sum``. Targets are truncated to
 ``max_length`` tokens (LAVIS ``max_txt_len``: 32). Checkpoints: ``Salesforce/blip2-flan-t5-xl``
 (the appendix's "BLIP2-FlanT5"; ViT-g, whereas the paper's used ViT-L: LAVIS
-``pretrain_flant5xl_vitL``, not in transformers), ``Salesforce/blip2-opt-2.7b``.
+``pretrain_flant5xl_vitL``, not in transformers; `vlcomp.models.blip2_vitl_convert` writes it
+as a local folder whose ViT pre-LayerNorm is attached on loading), ``Salesforce/blip2-opt-2.7b``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from PIL import Image
 
+from vlcomp.models.blip2_vitl_convert import attach_vision_pre_layernorm
 from vlcomp.models.hf_loading import load_pretrained
 from vlcomp.models.vision_reuse import DistinctImageCaptions
 
@@ -81,6 +84,8 @@ class Blip2CaptionScorer(DistinctImageCaptions):
             self._processor, self._model = load_pretrained(
                 Blip2ForConditionalGeneration, Blip2Processor, self.model_id, self.revision,
                 self.device)
+            if Path(self.model_id).is_dir():  # a converted ViT-L folder: LAVIS' ln_pre
+                attach_vision_pre_layernorm(self._model, self.model_id)
             if self.suffix is None:
                 self.suffix = "\n" if self.decoder_only else ""
             self._processor.tokenizer.padding_side = "right"

@@ -27,9 +27,12 @@ or any file holding the ``Qformer.cls.predictions.*`` tensors):
   log-softmax (LAVIS' loss uses label smoothing 0.1), mean (default) or sum.
 
 The paper's BLIP-2 used a ViT-L image encoder (LAVIS ``pretrain_vitL``: ``clip_L``, a CLIP
-ViT-L/14 truncated to 21 blocks with a pre-LayerNorm ``ln_pre``); transformers'
-``Blip2VisionModel`` has no pre-LayerNorm, so that variant cannot be loaded here; the ViT-g
-checkpoint (``blip2_pretrained.pth`` with ``Salesforce/blip2-itm-vit-g``) can.
+ViT-L/14 truncated to 23 blocks with a pre-LayerNorm ``ln_pre``). transformers'
+``Blip2VisionModel`` has no pre-LayerNorm: `vlcomp.models.blip2_vitl_convert` converts
+``clip_vit_L.pth`` + ``blip2_pretrained_vitL.pth`` into a local folder (``model``) with the
+pre-LayerNorm in a side file that `Blip2ItmScorer` attaches on loading; ``lm_head`` is then
+``blip2_pretrained_vitL.pth``. The ViT-g checkpoint (``blip2_pretrained.pth`` with
+``Salesforce/blip2-itm-vit-g``) loads as it is.
 """
 
 from __future__ import annotations

@@ -130,7 +130,8 @@ def model_scale(entry: dict[str, Any], world: bool) -> str:
     towers) or ``base``."""
     if world:
         return "world"
-    described = " ".join(str(entry.get(k, "")) for k in ("family", "arch", "model")).lower()
+    described = " ".join([*(str(entry.get(k, "")) for k in ("family", "arch", "model")),
+                          str((entry.get("convert") or {}).get("t5", ""))]).lower()
     if any(m in described for m in XL_MARKERS):
         return "xl"
     return "large" if any(m.lower() in described for m in LARGE_MARKERS) else "base"

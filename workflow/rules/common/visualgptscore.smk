@@ -62,9 +62,14 @@ SHARDED_CHOICE_MODELS = [
 
 
 def converted_checkpoint(wildcards):
-    """The downloaded original checkpoint that rule convert_blip converts for a model."""
-    source = SOURCES[CONVERTED_MODELS[wildcards.model]["source"]]
-    return f"resources/{source.files[0].path}"
+    """The downloaded original files rule convert_blip converts: the checkpoint (the
+    source's only file, or ``convert.checkpoint``) and, for BLIP-2, LAVIS' ViT file."""
+    spec = CONVERTED_MODELS[wildcards.model]
+    source = SOURCES[spec["source"]]
+    files = {"checkpoint": f"resources/{spec.get('checkpoint', source.files[0].path)}"}
+    if "vit" in spec:
+        files["vit"] = f"resources/{spec['vit']}"
+    return files
 
 
 def retrieval_files(benchmark):
