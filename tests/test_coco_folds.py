@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vlcomp.benchmarks.coco_folds import FoldOrder, align_gallery, karpathy_fold_order
-from vlcomp.data.karpathy import read_blip
+from vlcomp.benchmarks.coco_folds import align_gallery
+from vlcomp.data.karpathy import FoldOrder, karpathy_fold_order, read_blip
 from vlcomp.metrics.fold_retrieval import fold_retrieval_metrics, fold_texts
 
 N_TEST = 10  # 5 folds of 2 images

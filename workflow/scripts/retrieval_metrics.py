@@ -4,12 +4,13 @@ re-ranked scores, the cosine figures kept beside them (``overall_itc``)."""
 
 import pandas as pd
 
-from vlcomp.benchmarks.coco_folds import fold_alignment, fold_inputs, fold_order_report
+from vlcomp.benchmarks.coco_folds import fold_inputs, fold_order_report
 from vlcomp.io import read_parquet, write_json
 from vlcomp.jobs import job_log
 from vlcomp.metrics.fold_retrieval import fold_retrieval_metrics
 from vlcomp.metrics.retrieval import retrieval_metrics
 from vlcomp.report.tables import write_csv
+from vlcomp.score.fold_alignment import fold_alignment
 from vlcomp.score.rerank import gallery_embeddings, reranked_metrics
 
 with job_log(snakemake.log[0]) as log:

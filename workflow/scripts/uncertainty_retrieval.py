@@ -3,13 +3,14 @@ images, each with its texts), paired tests between models, and the seed spread."
 
 from dataclasses import replace
 
-from vlcomp.benchmarks.coco_folds import fold_alignment, fold_inputs
+from vlcomp.benchmarks.coco_folds import fold_inputs
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
 from vlcomp.metrics.fold_retrieval import fold_retrieval_hits
 from vlcomp.metrics.retrieval import retrieval_hits
 from vlcomp.metrics.uncertainty import bootstrap_outcomes, retrieval_outcomes, seed_spread
 from vlcomp.report.tables import write_csv
+from vlcomp.score.fold_alignment import fold_alignment
 from vlcomp.score.rerank import gallery_embeddings, reranked_hits_file
 
 with job_log(snakemake.log[0]) as log:

@@ -4,9 +4,9 @@
 The published protocol (VSE++ ``data.py``, SCAN) walks Karpathy's ``dataset_coco.json`` in
 file order, keeps the images whose ``split`` is ``test`` and, for each, the sentences listed in
 ``sentids[:5]``. Our gallery follows BLIP's ``coco_karpathy_test.json`` instead, so folds can
-hold other images than the reference's. `karpathy_fold_order` reads the reference order;
-`align_gallery` maps our images and texts onto it, and `FoldAlignment` reorders scores and
-links for `vlcomp.metrics.fold_retrieval.fold_retrieval_metrics`::
+hold other images than the reference's. `vlcomp.data.karpathy.karpathy_fold_order` reads
+the reference order; `align_gallery` maps our images and texts onto it, and `FoldAlignment`
+reorders scores and links for `vlcomp.metrics.fold_retrieval.fold_retrieval_metrics`::
 
     al = align_gallery(karpathy_fold_order(path), gallery_ids, texts, text_image)
     fold_retrieval_metrics(al.reorder(scores), al.links())
@@ -14,34 +14,27 @@ links for `vlcomp.metrics.fold_retrieval.fold_retrieval_metrics`::
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from vlcomp.metrics.fold_retrieval import fold_texts
 
-PER_IMAGE = 5
 
+class ReferenceOrder(Protocol):
+    """A reference fold order (`vlcomp.data.karpathy.FoldOrder`): image ids in order, and
+    per image its reference captions."""
 
-@dataclass(frozen=True)
-class FoldOrder:
-    """The reference order: test image ids (file stems, file order) and, per image, the raw
-    text of its first ``per_image`` listed sentences (``sentids`` order)."""
-
-    image_ids: tuple[str, ...]
-    captions: tuple[tuple[str, ...], ...]
-    source: str = ""
+    image_ids: Sequence[str]
+    captions: Sequence[Sequence[str]]
 
 
 @dataclass(frozen=True)
 class FoldAlignment:
-    """Our gallery mapped onto a `FoldOrder`.
+    """Our gallery mapped onto a `ReferenceOrder`.
 
     ``image_order[r]``: our gallery row at reference row ``r``; ``text_order``: positions of
     our texts, grouped by reference image, each group in the reference's sentence order;
@@ -67,64 +60,7 @@ def _normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: download Karpathy's dataset_*.json "
-                                "(config/README.md lists the URLs)")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not valid JSON ({err})") from err
-
-
-def _listed_sentences(image: dict[str, Any], where: str, per_image: int) -> tuple[str, ...]:
-    """Raw text of the image's first ``per_image`` sentences in ``sentids`` order."""
-    sentences = image.get("sentences")
-    if not isinstance(sentences, list):
-        raise ValueError(f"{where}: missing 'sentences'")
-    by_id = {s.get("sentid"): s for s in sentences if isinstance(s, dict)}
-    sentids = image.get("sentids", [s.get("sentid") for s in sentences])
-    if len(sentids) < per_image:
-        raise ValueError(f"{where}: {len(sentids)} sentences, fewer than {per_image}")
-    absent = [sid for sid in sentids[:per_image] if sid not in by_id]
-    if absent:
-        raise ValueError(f"{where}: listed sentid(s) {absent} not among its sentences")
-    missing_raw = [sid for sid in sentids[:per_image] if "raw" not in by_id[sid]]
-    if missing_raw:
-        raise ValueError(f"{where}: sentence(s) {missing_raw} have no 'raw' text")
-    return tuple(str(by_id[sid]["raw"]) for sid in sentids[:per_image])
-
-
-def karpathy_fold_order(path: str | Path, split: str = "test",
-                        per_image: int = PER_IMAGE) -> FoldOrder:
-    """The fold order of ``split`` in Karpathy's ``dataset_coco.json`` (or
-    ``dataset_flickr30k.json``): its images in file order, each with its first ``per_image``
-    sentences as VSE++ ``data.py`` selects them (``sentids[:per_image]``)."""
-    path = Path(path)
-    data = _read_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
-        raise ValueError(f"{path}: expected an object with an 'images' list")
-    ids: list[str] = []
-    captions: list[tuple[str, ...]] = []
-    seen: set[str] = set()
-    for index, image in enumerate(data["images"]):
-        if not isinstance(image, dict) or "filename" not in image or "split" not in image:
-            raise ValueError(f"{path} image {index}: needs 'filename' and 'split'")
-        if image["split"] != split:
-            continue
-        image_id = Path(image["filename"]).stem
-        where = f"{path} image {index} ({image_id})"
-        if image_id in seen:
-            raise ValueError(f"{where}: image {image_id!r} appears twice in split {split!r}")
-        seen.add(image_id)
-        ids.append(image_id)
-        captions.append(_listed_sentences(image, where, per_image))
-    if not ids:
-        raise ValueError(f"{path}: no images with split {split!r}")
-    return FoldOrder(tuple(ids), tuple(captions), str(path))
-
-
-def _check_sets(order: FoldOrder, gallery_ids: Sequence[str]) -> dict[str, int]:
+def _check_sets(order: ReferenceOrder, gallery_ids: Sequence[str]) -> dict[str, int]:
     """Row of every gallery image; errors when the gallery and reference sets differ."""
     rows: dict[str, int] = {}
     for row, image_id in enumerate(gallery_ids):
@@ -160,7 +96,7 @@ def _match_texts(ref: Sequence[str], mine: list[int], texts: Sequence[str]
     return [c if c is not None else next(rest) for c in chosen], misses
 
 
-def align_gallery(order: FoldOrder, gallery_ids: Sequence[str], texts: Sequence[str],
+def align_gallery(order: ReferenceOrder, gallery_ids: Sequence[str], texts: Sequence[str],
                   text_image: Sequence[int] | np.ndarray) -> FoldAlignment:
     """Map our gallery (``gallery_ids`` in our row order; ``texts`` with their gallery row
     ``text_image``) onto the reference ``order``.
@@ -201,26 +137,6 @@ def align_gallery(order: FoldOrder, gallery_ids: Sequence[str], texts: Sequence[
                          np.asarray(new_links, dtype=np.int64), report)
 
 
-FOLD_ORDERS = ("gallery", "karpathy_json")
-"""``fold_order`` of a retrieval benchmark: the gallery's own order (BLIP's Karpathy test
-JSON), or that of Karpathy's ``dataset_{collection}.json`` (VSE++'s ``coco_test_ids.npy``)."""
-
-
-def gallery_alignment(order_file: str | Path, gallery_ids: Sequence[str],
-                      query_ids: Sequence[str], captions: pd.DataFrame,
-                      links: np.ndarray) -> FoldAlignment:
-    """`align_gallery` of a retrieval benchmark against Karpathy's file, its queries matched
-    by their raw captions (``captions``: caption_id, text; queries are caption ids), not the
-    preprocessed query texts."""
-    raw = dict(zip(captions.caption_id.astype(str), captions.text.astype(str), strict=True))
-    missing = [q for q in query_ids if str(q) not in raw]
-    if missing:
-        raise ValueError(f"queries without a caption: {missing[:3]}")
-    order = karpathy_fold_order(order_file)
-    return align_gallery(order, [str(i) for i in gallery_ids],
-                         [raw[str(q)] for q in query_ids], links)
-
-
 def fold_inputs(images: np.ndarray, texts: np.ndarray, links: np.ndarray,
                 alignment: FoldAlignment | None) -> tuple[np.ndarray, np.ndarray]:
     """The fold protocol's score matrix (images × texts, embedding cosine) and text→image
@@ -231,19 +147,6 @@ def fold_inputs(images: np.ndarray, texts: np.ndarray, links: np.ndarray,
         return images @ texts[kept].T, links[kept]
     return (images[alignment.image_order] @ texts[alignment.text_order].T,
             alignment.links())
-
-
-def fold_alignment(inputs: Any, fold_file: str, gallery: pd.DataFrame, queries: pd.DataFrame,
-                   links: np.ndarray) -> FoldAlignment | None:
-    """A folded retrieval job's alignment: `gallery_alignment` when its inputs name the
-    reference folder (``fold_order``, with ``captions``), else None (gallery order)."""
-    folder = getattr(inputs, "fold_order", None)
-    if not folder:
-        return None
-    from vlcomp.io import read_parquet
-
-    return gallery_alignment(Path(folder) / fold_file, gallery.image_id.tolist(),
-                             queries.query_id.tolist(), read_parquet(inputs.captions), links)
 
 
 def fold_order_report(alignment: FoldAlignment | None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ within the image (FG captions replace captions by this position). Paths are only
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -86,3 +87,63 @@ def read_karpathy(path: str | Path, image_root: str | Path
         records.append((Path(image["filename"]).stem, str(root / rel), split,
                         [s["raw"] for s in image["sentences"]]))
     return _tables(records)
+
+
+FOLD_CAPTIONS = 5  # VSE++ data.py: sentids[:5]
+
+
+@dataclass(frozen=True)
+class FoldOrder:
+    """The reference order: test image ids (file stems, file order) and, per image, the raw
+    text of its first ``per_image`` listed sentences (``sentids`` order)."""
+
+    image_ids: tuple[str, ...]
+    captions: tuple[tuple[str, ...], ...]
+    source: str = ""
+
+
+def _listed_sentences(image: dict[str, Any], where: str, per_image: int) -> tuple[str, ...]:
+    """Raw text of the image's first ``per_image`` sentences in ``sentids`` order."""
+    sentences = image.get("sentences")
+    if not isinstance(sentences, list):
+        raise ValueError(f"{where}: missing 'sentences'")
+    by_id = {s.get("sentid"): s for s in sentences if isinstance(s, dict)}
+    sentids = image.get("sentids", [s.get("sentid") for s in sentences])
+    if len(sentids) < per_image:
+        raise ValueError(f"{where}: {len(sentids)} sentences, fewer than {per_image}")
+    absent = [sid for sid in sentids[:per_image] if sid not in by_id]
+    if absent:
+        raise ValueError(f"{where}: listed sentid(s) {absent} not among its sentences")
+    missing_raw = [sid for sid in sentids[:per_image] if "raw" not in by_id[sid]]
+    if missing_raw:
+        raise ValueError(f"{where}: sentence(s) {missing_raw} have no 'raw' text")
+    return tuple(str(by_id[sid]["raw"]) for sid in sentids[:per_image])
+
+
+def karpathy_fold_order(path: str | Path, split: str = "test",
+                        per_image: int = FOLD_CAPTIONS) -> FoldOrder:
+    """The fold order of ``split`` in Karpathy's ``dataset_coco.json`` (or
+    ``dataset_flickr30k.json``): its images in file order, each with its first ``per_image``
+    sentences as VSE++ ``data.py`` selects them (``sentids[:per_image]``)."""
+    path = Path(path)
+    data = _load(path)
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise ValueError(f"{path}: expected an object with an 'images' list")
+    ids: list[str] = []
+    captions: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for index, image in enumerate(data["images"]):
+        if not isinstance(image, dict) or "filename" not in image or "split" not in image:
+            raise ValueError(f"{path} image {index}: needs 'filename' and 'split'")
+        if image["split"] != split:
+            continue
+        image_id = Path(image["filename"]).stem
+        where = f"{path} image {index} ({image_id})"
+        if image_id in seen:
+            raise ValueError(f"{where}: image {image_id!r} appears twice in split {split!r}")
+        seen.add(image_id)
+        ids.append(image_id)
+        captions.append(_listed_sentences(image, where, per_image))
+    if not ids:
+        raise ValueError(f"{path}: no images with split {split!r}")
+    return FoldOrder(tuple(ids), tuple(captions), str(path))
