@@ -545,10 +545,9 @@ def test_rerank_on_the_real_format_run(real_run, monkeypatch):
     from vlcomp.metrics.rerank import select_candidates
     from vlcomp.metrics.retrieval import hits_summary, retrieval_hits_from_scores
     from vlcomp.models.registry import build_scorer
-    from vlcomp.score.embeddings import open_image
+    from vlcomp.score.embeddings import gallery_embeddings, open_image
     from vlcomp.score.pairs import image_index
     from vlcomp.score.rerank import (
-        gallery_embeddings,
         join_rerank_shards,
         reranked_arrays,
         reranked_metrics,

@@ -6,7 +6,7 @@ import numpy as np
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
 from vlcomp.metrics.rerank import candidate_pairs, select_candidates
-from vlcomp.score.rerank import gallery_embeddings
+from vlcomp.score.embeddings import gallery_embeddings
 
 with job_log(snakemake.log[0]) as log:
     inp, k = snakemake.input, snakemake.params.k_test

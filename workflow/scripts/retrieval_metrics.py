@@ -10,8 +10,9 @@ from vlcomp.jobs import job_log
 from vlcomp.metrics.fold_retrieval import fold_retrieval_metrics
 from vlcomp.metrics.retrieval import retrieval_metrics
 from vlcomp.report.tables import write_csv
+from vlcomp.score.embeddings import gallery_embeddings
 from vlcomp.score.fold_alignment import fold_alignment
-from vlcomp.score.rerank import gallery_embeddings, reranked_metrics
+from vlcomp.score.rerank import reranked_metrics
 
 with job_log(snakemake.log[0]) as log:
     inp = snakemake.input

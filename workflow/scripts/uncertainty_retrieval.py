@@ -10,8 +10,9 @@ from vlcomp.metrics.fold_retrieval import fold_retrieval_hits
 from vlcomp.metrics.retrieval import retrieval_hits
 from vlcomp.metrics.uncertainty import bootstrap_outcomes, retrieval_outcomes, seed_spread
 from vlcomp.report.tables import write_csv
+from vlcomp.score.embeddings import gallery_embeddings, gallery_links
 from vlcomp.score.fold_alignment import fold_alignment
-from vlcomp.score.rerank import gallery_embeddings, reranked_hits_file
+from vlcomp.score.rerank import reranked_hits_file
 
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
@@ -20,8 +21,8 @@ with job_log(snakemake.log[0]) as log:
     reranked = dict(zip(p.reranked_models, inp.reranked, strict=True))
     alignment = None
     if p.folds:  # the gallery matched onto the folds' reference order, once for all models
-        first_links = gallery_embeddings(gallery, queries, inp.images[0], inp.texts[0])[2]
-        alignment = fold_alignment(inp, p.fold_file, gallery, queries, first_links)
+        alignment = fold_alignment(inp, p.fold_file, gallery, queries,
+                                   gallery_links(gallery, queries))
     outcomes = {}
     for model, images_npy, texts_npy in zip(p.models, inp.images, inp.texts, strict=True):
         images, texts, links = gallery_embeddings(gallery, queries, images_npy, texts_npy)

@@ -154,6 +154,34 @@ def ids_path_for(npy: str | Path) -> Path:
     return npy.with_name(npy.name.removesuffix(".npy") + ".ids.json")
 
 
+def gallery_links(gallery: pd.DataFrame, queries: pd.DataFrame) -> np.ndarray:
+    """Each query's gallery row; ValueError naming the queries whose image is outside the
+    gallery."""
+    position = {image_id: k for k, image_id in enumerate(gallery.image_id)}
+    unknown = [i for i in queries.image_id if i not in position]
+    if unknown:
+        raise ValueError(f"queries of images outside the gallery: {unknown[:3]}")
+    return np.array([position[i] for i in queries.image_id], dtype=np.int64)
+
+
+def gallery_embeddings(gallery: pd.DataFrame, queries: pd.DataFrame, images_npy: str | Path,
+                       texts_npy: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A retrieval gallery's image embeddings (gallery order), its queries' text embeddings
+    (query order) and each query's gallery row (`gallery_links`); ValueError naming the
+    embedding file that lacks an image or a query."""
+    image_emb, image_rows = load_embeddings(images_npy, ids_path_for(images_npy))
+    text_emb, text_rows = load_embeddings(texts_npy, ids_path_for(texts_npy))
+    missing = [i for i in gallery.image_id if i not in image_rows]
+    if missing:
+        raise ValueError(f"{images_npy}: no embedding for {missing[:3]}")
+    missing = [q for q in queries.query_id if q not in text_rows]
+    if missing:
+        raise ValueError(f"{texts_npy}: no embedding for queries {missing[:3]}")
+    links = gallery_links(gallery, queries)
+    return (image_emb[[image_rows[i] for i in gallery.image_id]],
+            text_emb[[text_rows[q] for q in queries.query_id]], links)
+
+
 def load_stacked_embeddings(npys: Sequence[str | Path]) -> tuple[np.ndarray, dict[str, int]]:
     """Several embedding files stacked in order, with the row of every id."""
     arrays, rows = [], {}

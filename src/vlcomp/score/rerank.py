@@ -21,30 +21,6 @@ from vlcomp.score.pair_plan import PairPlan, score_plan, shard_plan
 from vlcomp.score.pairs import ImageRef
 
 
-def gallery_embeddings(gallery: pd.DataFrame, queries: pd.DataFrame, images_npy: str,
-                       texts_npy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A retrieval gallery's image embeddings (gallery order), its queries' text embeddings
-    (query order) and each query's gallery row; ValueError naming the embedding file that
-    lacks an image or a query."""
-    from vlcomp.score.embeddings import ids_path_for, load_embeddings
-
-    image_emb, image_rows = load_embeddings(images_npy, ids_path_for(images_npy))
-    text_emb, text_rows = load_embeddings(texts_npy, ids_path_for(texts_npy))
-    missing = [i for i in gallery.image_id if i not in image_rows]
-    if missing:
-        raise ValueError(f"{images_npy}: no embedding for {missing[:3]}")
-    missing = [q for q in queries.query_id if q not in text_rows]
-    if missing:
-        raise ValueError(f"{texts_npy}: no embedding for queries {missing[:3]}")
-    position = {image_id: k for k, image_id in enumerate(gallery.image_id)}
-    unknown = [i for i in queries.image_id if i not in position]
-    if unknown:
-        raise ValueError(f"queries of images outside the gallery: {unknown[:3]}")
-    return (image_emb[[image_rows[i] for i in gallery.image_id]],
-            text_emb[[text_rows[q] for q in queries.query_id]],
-            np.array([position[i] for i in queries.image_id], dtype=np.int64))
-
-
 def read_candidates(path: str) -> Candidates:
     """The candidates of a ``candidates.npz`` or re-ranked ``.npz`` file."""
     with np.load(path) as f:
