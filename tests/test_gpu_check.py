@@ -23,7 +23,7 @@ from .conftest import REPO
 # not on the GPU image (scripts/gpu_check.sh's header): gpu_check must never import them
 ABSENT = ("snakemake", "spacy", "nltk", "gensim", "faiss", "diffusers", "datasets", "jsonschema")
 EXPECTED = {("embed", "openai_clip"), ("embed", "blip_itm"), ("pairs", "blip_itm"),
-            ("generative", "blip_caption"), ("pairs", "blip2_itm"),
+            ("generative", "blip_caption"), ("pairs", "blip2_itm"), ("pairs", "blip2_vitl_itm"),
             ("generative", "blip2_flan_t5"), ("embed", "xvlm"), ("pairs", "xvlm"),
             ("embed", "flava"), ("pairs", "flava"), ("train", "openai_clip"),
             ("train_resume", "openai_clip"), ("probe", "linear_probe")}

@@ -5,8 +5,10 @@ run on the device and on the CPU for the same inputs and compared; and their thr
 
 No download: the models are random-initialised real architectures saved locally
 (`vlcomp.bench.random_models`: open_clip ViT-B-32-quickgelu full size; BLIP-base ITM and
-captioner, BLIP-2 Q-Former ITM and FLAN-T5 captioner, X-VLM and FLAVA at real widths, cut
-to 2 layers a tower) and loaded through `vlcomp.models.registry.build_scorer`. Stages:
+captioner, BLIP-2 Q-Former ITM (on EVA ViT-g, and on LAVIS' CLIP ViT-L with its
+pre-LayerNorm attached as the converted folders load) and FLAN-T5 captioner, X-VLM and FLAVA
+at real widths, cut to 2 layers a tower) and loaded through
+`vlcomp.models.registry.build_scorer`. Stages:
 
 * ``embed`` (dual encoders), ``pairs`` (ITM heads, every pair kind), ``generative``
   (log P(t|i)): scores within ``2e-3 + 1e-3 * max|cpu|`` and every item's choice (argmax

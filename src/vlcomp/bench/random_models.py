@@ -138,6 +138,37 @@ def save_blip2_itm(folder: Path, layers: int | None = None, seed: int = 0,
                       _depth(layers, {"vision": 39, "Q-Former": 12}))
 
 
+def save_blip2_vitl_itm(folder: Path, layers: int | None = None, seed: int = 0,
+                        device: str = "cpu") -> SavedModel:
+    """BLIP-2's Q-Former on LAVIS' CLIP ViT-L (VisualGPTScore's appendix) as
+    `vlcomp.models.blip2_vitl_convert` writes it: ViT-L/14 at 224 px, 23 blocks, QuickGELU,
+    and the pre-LayerNorm transformers lacks beside the folder (attached at load)."""
+    from safetensors.torch import save_file
+    from transformers import Blip2Config, Blip2ForImageTextRetrieval
+
+    from vlcomp.models.blip2_vitl_convert import LAYER_NORM_EPS, PRE_LAYERNORM_FILE
+
+    tokenizer = bert_tokenizer(folder / "tokenizer", extra=("[DEC]",), bos_token="[DEC]")
+    vision = {"hidden_size": 1024, "intermediate_size": 4096, "num_attention_heads": 16,
+              "image_size": 224, "patch_size": 14, "hidden_act": "quick_gelu",
+              "layer_norm_eps": LAYER_NORM_EPS, "qkv_bias": True,
+              "num_hidden_layers": _n(layers, 23), "initializer_range": VISION_INIT}
+    config = Blip2Config(
+        vision_config=vision, num_query_tokens=32, image_text_hidden_size=256,
+        qformer_config={"num_hidden_layers": _n(layers, 12), "vocab_size": len(tokenizer),
+                        "use_qformer_text_input": True, "encoder_hidden_size": 1024})
+    model = _construct(Blip2ForImageTextRetrieval, config, seed, device)
+    _randomise_queries(model)
+    model.save_pretrained(folder)
+    _blip2_processor(tokenizer).save_pretrained(folder)
+    g = torch.Generator().manual_seed(seed)
+    save_file({"weight": 1 + 0.5 * torch.randn(1024, generator=g),
+               "bias": torch.randn(1024, generator=g)}, str(folder / PRE_LAYERNORM_FILE),
+              metadata={"eps": repr(LAYER_NORM_EPS)})
+    return SavedModel("blip2_vitl_itm", {"family": "hf_blip2_itm", "model": str(folder)},
+                      "large", _depth(layers, {"vision": 23, "Q-Former": 12}))
+
+
 def save_blip2_t5(folder: Path, layers: int | None = None, seed: int = 0,
                   device: str = "cpu") -> SavedModel:
     """BLIP-2 with a FLAN-T5 decoder: ViT-g and Q-Former as `save_blip2_itm`, a tiny T5
@@ -272,7 +303,8 @@ def save_xvlm(folder: Path, layers: int | None = None, seed: int = 0,
 
 BUILDERS = {"blip_itm": lambda f, n, s, d: save_blip(f, "itm", n, s, d),
             "blip_caption": lambda f, n, s, d: save_blip(f, "lm", n, s, d),
-            "blip2_itm": save_blip2_itm, "blip2_flan_t5": save_blip2_t5,
+            "blip2_itm": save_blip2_itm, "blip2_vitl_itm": save_blip2_vitl_itm,
+            "blip2_flan_t5": save_blip2_t5,
             "xvlm": save_xvlm, "flava": save_flava}
 
 
