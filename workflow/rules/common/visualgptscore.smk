@@ -62,8 +62,8 @@ SHARDED_CHOICE_MODELS = [
 
 
 def converted_checkpoint(wildcards):
-    """The downloaded original files rule convert_blip converts: the checkpoint (the
-    source's only file, or ``convert.checkpoint``) and, for BLIP-2, LAVIS' ViT file."""
+    """The downloaded original files a conversion reads (the checkpoint, the source's only
+    file or ``convert.checkpoint``) and, for BLIP-2, LAVIS' ViT file."""
     spec = CONVERTED_MODELS[wildcards.model]
     source = SOURCES[spec["source"]]
     files = {"checkpoint": f"resources/{spec.get('checkpoint', source.files[0].path)}"}
