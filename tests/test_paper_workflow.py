@@ -253,6 +253,8 @@ def test_real_formats_run_end_to_end(real_run):
     clip = json.loads((work / "results/metrics/tiny_clip/coco_retrieval.json").read_text())
     assert clip["ranking"] == "embedding cosine" and "overall_itc" not in clip
     assert "blip_itm (coco_retrieval: ITM re-ranked (top 256 by ITC))" in table6
+    assert "blip_itm (coco_retrieval: ITM re-ranked (top 256 by ITC))" in (
+        work / "results/tables/visualgptscore/table4.md").read_text()  # Table 4a's ITMScore
     # BLIP-2 with LAVIS' ViT-L, converted from the mirror's LAVIS files: 23 of CLIP's 24
     # blocks, fp16-rounded, LAVIS' ln_pre beside; it scores the choice sets and faces the
     # appendix's published Q-Former row
@@ -547,12 +549,8 @@ def test_rerank_on_the_real_format_run(real_run, monkeypatch):
     from vlcomp.models.registry import build_scorer
     from vlcomp.score.embeddings import gallery_embeddings, open_image
     from vlcomp.score.pairs import image_index
-    from vlcomp.score.rerank import (
-        join_rerank_shards,
-        reranked_arrays,
-        reranked_metrics,
-        score_rerank_shard,
-    )
+    from vlcomp.score.rerank_files import join_rerank_shards, reranked_arrays, reranked_metrics
+    from vlcomp.score.rerank_shards import score_rerank_shard
 
     work, config = real_run
     monkeypatch.chdir(work)

@@ -25,12 +25,8 @@ from vlcomp.metrics.rerank import (
 from vlcomp.metrics.retrieval import retrieval_hits, retrieval_hits_from_scores
 from vlcomp.plan.estimates import stage_job
 from vlcomp.score.pairs import ImageRef
-from vlcomp.score.rerank import (
-    join_rerank_shards,
-    reranked_arrays,
-    reranked_metrics,
-    score_rerank_shard,
-)
+from vlcomp.score.rerank_files import join_rerank_shards, reranked_arrays, reranked_metrics
+from vlcomp.score.rerank_shards import score_rerank_shard
 
 
 def unit(rows: np.ndarray) -> np.ndarray:

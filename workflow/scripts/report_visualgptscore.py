@@ -12,6 +12,7 @@ import pandas as pd
 from vlcomp.io import atomic_path
 from vlcomp.jobs import job_log
 from vlcomp.report.intervals import CellIntervals
+from vlcomp.report.ranking_notes import ranking_notes
 from vlcomp.report.table_ci import interval_markdown, interval_table
 from vlcomp.report.tables import write_csv, write_table
 from vlcomp.report.visualgptscore import (
@@ -44,7 +45,9 @@ with job_log(snakemake.log[0]) as log:
     table2 = prior_table(records, labels, names, llms)
     write_table(table2, Path(out.table2_csv).with_suffix(""))
     table4 = alpha_table(records, labels, names, retrieval, itm, itm_retrieval)
-    write_table(table4, Path(out.table4_csv).with_suffix(""))
+    # the ITMScore rows' retrieval: re-ranked by ITM where the model does (BLIP's protocol)
+    write_table(table4, Path(out.table4_csv).with_suffix(""),
+                notes=ranking_notes(itm_retrieval))
     intervals = {}
     for path in snakemake.input.intervals:
         table = pd.read_csv(path)

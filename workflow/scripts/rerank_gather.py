@@ -1,11 +1,11 @@
 """Join a re-ranked retrieval's shards into its score file: each query's candidates and their
-re-ranked scores, both directions (`vlcomp.score.rerank`)."""
+re-ranked scores, both directions (`vlcomp.score.rerank_files`)."""
 
 import numpy as np
 
 from vlcomp.io import write_npz
 from vlcomp.jobs import job_log
-from vlcomp.score.rerank import join_rerank_shards, read_candidates, reranked_arrays
+from vlcomp.score.rerank_files import join_rerank_shards, read_candidates, reranked_arrays
 
 with job_log(snakemake.log[0]) as log:
     inp = snakemake.input

@@ -1,12 +1,13 @@
 """One shard of a re-ranked retrieval: its block of whole picture chunks, every candidate
-pair of those pictures scored by the model's pair score (`vlcomp.score.rerank`)."""
+pair of those pictures scored by the model's pair score (`vlcomp.score.rerank_shards`)."""
 
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.pairs import image_index
-from vlcomp.score.rerank import read_candidates, score_rerank_shard
+from vlcomp.score.rerank_files import read_candidates
+from vlcomp.score.rerank_shards import score_rerank_shard
 
 with job_log(snakemake.log[0]) as log:
     p, inp, shard = snakemake.params, snakemake.input, snakemake.wildcards.shard

@@ -12,7 +12,7 @@ from vlcomp.metrics.retrieval import retrieval_metrics
 from vlcomp.report.tables import write_csv
 from vlcomp.score.embeddings import gallery_embeddings
 from vlcomp.score.fold_alignment import fold_alignment
-from vlcomp.score.rerank import reranked_metrics
+from vlcomp.score.rerank_files import reranked_metrics
 
 with job_log(snakemake.log[0]) as log:
     inp = snakemake.input

@@ -12,7 +12,7 @@ from vlcomp.metrics.uncertainty import bootstrap_outcomes, retrieval_outcomes, s
 from vlcomp.report.tables import write_csv
 from vlcomp.score.embeddings import gallery_embeddings, gallery_links
 from vlcomp.score.fold_alignment import fold_alignment
-from vlcomp.score.rerank import reranked_hits_file
+from vlcomp.score.rerank_files import reranked_hits_file
 
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output

@@ -1,7 +1,8 @@
-"""A retrieval benchmark's ITM re-ranking (`vlcomp.metrics.rerank`) as file targets: the
-candidates from the embeddings (rule rerank_candidates), the candidate pairs scored by the
-model's pair score in shards (rule rerank_shard: whole picture chunks of one `PairPlan`, so
-every picture sees the same batches in any sharding) and joined (rule rerank_gather).
+"""A retrieval benchmark's ITM re-ranking (`vlcomp.metrics.rerank`) as files: the candidates
+from the embeddings (rule rerank_candidates), the shards of scored pairs
+(`vlcomp.score.rerank_shards`, rule rerank_shard) joined (rule rerank_gather), and the hits
+and metrics read back (rules retrieval_metrics, uncertainty_retrieval). No model here: the
+metrics jobs run without torch.
 
 The joined file holds each query's candidates and their re-ranked scores, both directions:
 ``i2t`` / ``i2t_scores`` (images × k_test), ``t2i`` / ``t2i_scores`` (texts × k_test), with
@@ -17,50 +18,12 @@ import numpy as np
 import pandas as pd
 
 from vlcomp.metrics.rerank import Candidates, candidate_pairs, candidate_scores
-from vlcomp.score.pair_plan import PairPlan, score_plan, shard_plan
-from vlcomp.score.pairs import ImageRef
 
 
 def read_candidates(path: str) -> Candidates:
     """The candidates of a ``candidates.npz`` or re-ranked ``.npz`` file."""
     with np.load(path) as f:
         return Candidates(f["i2t"], f["t2i"])
-
-
-def rerank_plan(refs: Sequence[ImageRef], texts: Sequence[str], pairs: np.ndarray) -> PairPlan:
-    """Every candidate pair (gallery row, query position) as a `PairPlan`: per picture the
-    distinct query texts of its pairs."""
-    plan = PairPlan()
-    starts = np.searchsorted(pairs[:, 0], np.arange(len(refs) + 1))
-    for row, ref in enumerate(refs):
-        mine = pairs[starts[row]:starts[row + 1], 1]
-        if len(mine):
-            plan.want(ref, [texts[t] for t in mine])
-    return plan
-
-
-def score_rerank_shard(scorer: Any, refs: Sequence[ImageRef], texts: Sequence[str],
-                       candidates: Candidates, shard: str, *, kind: str, batch_size: int = 64,
-                       image_batch: int = 32) -> dict[str, np.ndarray]:
-    """One shard's candidate pairs scored by the pair score ``kind``: ``pairs`` (gallery
-    row, query position; sorted), ``values``, and its block of chunks."""
-    pairs = candidate_pairs(candidates)
-    plan = rerank_plan(refs, texts, pairs)
-    part, pictures, block, total = shard_plan(plan, shard, image_batch)
-    scored = score_plan(scorer, part, batch_size=batch_size, image_batch=image_batch,
-                        options={"kind": kind}, desc=f"re-rank {shard}")
-    mine = set(pictures)
-    rows = np.array([r for r, ref in enumerate(refs) if plan.picture(ref) in mine],
-                    dtype=np.int64)
-    kept = pairs[np.isin(pairs[:, 0], rows)]
-    values = np.empty(len(kept), dtype=np.float64)
-    starts = np.searchsorted(kept[:, 0], rows)
-    ends = np.searchsorted(kept[:, 0], rows, side="right")
-    for row, lo, hi in zip(rows, starts, ends, strict=True):
-        values[lo:hi] = scored.scores(part.picture(refs[row]),
-                                      [texts[t] for t in kept[lo:hi, 1]])
-    return {"pairs": kept, "values": values, "chunks_start": np.int64(block.start),
-            "chunks_stop": np.int64(block.stop), "chunks_total": np.int64(total)}
 
 
 def join_rerank_shards(paths: Sequence[str], candidates: Candidates) -> np.ndarray:
