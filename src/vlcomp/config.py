@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from vlcomp.config_defaults import section
+
 
 class ConfigError(ValueError):
     """A configuration that does not match the schema."""
@@ -113,7 +115,7 @@ def null_sampling_models(config: Mapping[str, Any]) -> list[str]:
 
 RERANK_PAIR_SCORES = ("itm_plus_itc",)
 """Pair scores whose models retrieval re-ranks (ARO's BLIP and X-VLM score)."""
-DEFAULT_K_TEST = 128  # ARO's k_test for BLIP
+DEFAULT_K_TEST = 128  # ARO's k_test for BLIP (no benchmark in retrieval.k_test)
 
 
 def rerank_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any],
@@ -121,7 +123,7 @@ def rerank_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any
     """Candidates a re-ranked retrieval re-scores per query for ``model`` on ``benchmark``
     (schema section ``retrieval``), or None when the model ranks by its embeddings alone:
     ``retrieval.rerank: none``, no embeddings, or a pair score other than ITM + ITC."""
-    spec = {"rerank": "itm", **(config.get("retrieval") or {})}
+    spec = section(dict(config), "retrieval")
     if (spec["rerank"] == "none" or not has_embeddings(dict(entry))
             or entry.get("pair_score") not in RERANK_PAIR_SCORES):
         return None

@@ -1,25 +1,23 @@
 """One shard of a re-ranked retrieval: its block of whole picture chunks, every candidate
 pair of those pictures scored by the model's pair score (`vlcomp.score.rerank_shards`)."""
 
+import pandas as pd
+
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
-from vlcomp.score.pairs import image_index
+from vlcomp.score.pair_jobs import gallery as gallery_refs
 from vlcomp.score.rerank_files import read_candidates
 from vlcomp.score.rerank_shards import score_rerank_shard
 
 with job_log(snakemake.log[0]) as log:
     p, inp, shard = snakemake.params, snakemake.input, snakemake.wildcards.shard
-    gallery, queries = read_parquet(inp.gallery), read_parquet(inp.queries)
-    index = image_index([read_parquet(path) for path in inp.imagesets])
-    missing = [i for i in gallery.image_id if i not in index]
-    if missing:
-        raise ValueError(f"{inp.gallery}: images in none of {list(inp.imagesets)}: {missing[:3]}")
-    refs = [index[i] for i in gallery.image_id]
+    images = pd.concat([read_parquet(path) for path in inp.imagesets], ignore_index=True)
+    g = gallery_refs(read_parquet(inp.gallery).image_id, read_parquet(inp.queries), images, None)
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
     passes = count_vision_passes(scorer)
-    arrays = score_rerank_shard(scorer, refs, [str(t) for t in queries.text],
+    arrays = score_rerank_shard(scorer, g.refs, g.texts,
                                 read_candidates(inp.candidates), shard, kind=p.kind,
                                 batch_size=p.batch_size, image_batch=p.image_batch)
     write_npz(arrays, snakemake.output[0])
