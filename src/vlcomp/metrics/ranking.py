@@ -98,15 +98,18 @@ def _block_top_k(
     return cols[keep].reshape(shape), cand[keep].reshape(shape), rel[keep].reshape(shape)
 
 
-def _rank(
+def rank_blocks(
     block_scores: Callable[[int, int], np.ndarray],
     n_queries: int,
     n_items: int,
     query_keys: ArrayLike,
     item_keys: ArrayLike,
     k: int,
-    block_size: int,
+    block_size: int = BLOCK_SIZE,
 ) -> Ranking:
+    """Strict top ``k`` of ``n_queries`` rows of scores over ``n_items`` items, where
+    ``block_scores(start, stop)`` gives rows ``start:stop`` (a dense block, made on demand:
+    from features, a stored matrix, or sparse scores with a fill value)."""
     q_keys, i_keys = np.asarray(query_keys), np.asarray(item_keys)
     if q_keys.shape != (n_queries,) or i_keys.shape != (n_items,):
         raise ValueError(
@@ -151,7 +154,7 @@ def rank_scores(
     if np.ndim(scores) != 2:
         raise ValueError(f"scores must be 2-D, got shape {np.shape(scores)}")
     n_q, n_items = scores.shape
-    return _rank(lambda a, b: scores[a:b], n_q, n_items, query_keys, item_keys, k, block_size)
+    return rank_blocks(lambda a, b: scores[a:b], n_q, n_items, query_keys, item_keys, k, block_size)
 
 
 def rank_features(
@@ -169,7 +172,7 @@ def rank_features(
     g = np.ascontiguousarray(np.asarray(item_features, dtype=np.float32).T)
     if q.ndim != 2 or g.ndim != 2 or q.shape[1] != g.shape[0]:
         raise ValueError(f"feature shapes {q.shape} and {g.T.shape} do not match")
-    return _rank(lambda a, b: q[a:b] @ g, len(q), g.shape[1], query_keys, item_keys, k,
+    return rank_blocks(lambda a, b: q[a:b] @ g, len(q), g.shape[1], query_keys, item_keys, k,
                  block_size)
 
 

@@ -14,6 +14,8 @@ the pair score does not depend on the direction), and `reranked_hits` computes t
 two sparse matrices under the package's strict tie policy (`vlcomp.metrics.ranking`: an
 irrelevant item scoring the same as a relevant one ranks ahead of it), without building the
 dense ``-100`` matrices: equal, hit for hit, to `retrieval_hits_from_scores` on them.
+`reranked_rankings` gives the same matrices' top-K `Ranking`s (the robustness metrics: recalls,
+DCG and splits all read a ranking), filled one block of queries at a time.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from vlcomp.metrics.ranking import Ranking, rank_blocks
 from vlcomp.metrics.retrieval import KS
 
 FLOOR = -100.0  # BLIP / ARO: the score of every pair outside a query's top k_test
@@ -52,13 +55,17 @@ def top_candidates(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 def select_candidates(image_features: np.ndarray, text_features: np.ndarray,
-                      k: int) -> Candidates:
+                      k: int, t2i_features: np.ndarray | None = None) -> Candidates:
     """Both directions' candidates from L2-normalised embeddings (the cosine of BLIP's
-    ``sims_matrix``), computed in float32 as the references do."""
+    ``sims_matrix``), computed in float32 as the references do. Text→image ranks
+    ``t2i_features`` when given (the gallery's images, then extra ones), else the images."""
     images = np.asarray(image_features, dtype=np.float32)
     texts = np.asarray(text_features, dtype=np.float32)
     sims = images @ texts.T
-    return Candidates(top_candidates(sims, k), top_candidates(sims.T, k))
+    if t2i_features is None:
+        return Candidates(top_candidates(sims, k), top_candidates(sims.T, k))
+    t2i = texts @ np.asarray(t2i_features, dtype=np.float32).T
+    return Candidates(top_candidates(sims, k), top_candidates(t2i, k))
 
 
 def candidate_pairs(candidates: Candidates) -> np.ndarray:
@@ -137,4 +144,30 @@ def dense_reranked(candidates: Candidates, i2t_scores: np.ndarray,
     np.put_along_axis(i2t, candidates.i2t, i2t_scores, axis=1)
     t2i = np.full((n_txt, n_img), FLOOR)
     np.put_along_axis(t2i, candidates.t2i, t2i_scores, axis=1)
+    return i2t, t2i
+
+
+def _filled(items: np.ndarray, scores: np.ndarray, n_items: int):
+    """Rows ``a:b`` of the dense matrix: `FLOOR`, each row's candidates at their scores."""
+    def block(a: int, b: int) -> np.ndarray:
+        dense = np.full((b - a, n_items), FLOOR)
+        np.put_along_axis(dense, items[a:b], scores[a:b], axis=1)
+        return dense
+    return block
+
+
+def reranked_rankings(candidates: Candidates, i2t_scores: np.ndarray, t2i_scores: np.ndarray,
+                      text_image: Sequence[int], n_t2i_images: int | None = None,
+                      k: int = max(KS)) -> tuple[Ranking, Ranking]:
+    """The strict top-``k`` `Ranking`s (image→text, text→image) of the re-ranked matrices:
+    each query's candidates at their re-ranked scores, every other item at `FLOOR`, as
+    `vlcomp.metrics.robustness.rank_both` ranks embeddings. Text→image ranks
+    ``n_t2i_images`` images (the gallery's rows first; default the gallery's)."""
+    links = np.asarray(text_image, dtype=np.int64)
+    n_img, n_txt = candidates.i2t.shape[0], candidates.t2i.shape[0]
+    n_t2i = n_img if n_t2i_images is None else int(n_t2i_images)
+    i2t = rank_blocks(_filled(candidates.i2t, i2t_scores, n_txt), n_img, n_txt,
+                      np.arange(n_img), links, k)
+    t2i = rank_blocks(_filled(candidates.t2i, t2i_scores, n_t2i), n_txt, n_t2i, links,
+                      np.arange(n_t2i), k)
     return i2t, t2i

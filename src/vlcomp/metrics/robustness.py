@@ -18,11 +18,15 @@ Text→image may rank more images than the gallery's (``t2i_extra``: Hendriksen 
 the whole image folder, `config.benchmarks.robustness.galleries.<g>.t2i_gallery: folder`):
 the extra images are never relevant to a query and are not items of the bootstrap; the
 relevance model's gains cover them too. Image→text always ranks the gallery's captions.
+
+A model re-ranked by ITM (ARO's BLIP and X-VLM, `vlcomp.metrics.rerank`) hands
+`evaluate_gallery` each condition's re-ranked `Ranking`s in place of its embeddings' ones;
+the relevance model's gains and everything computed from a ranking stay as they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -79,12 +83,14 @@ def rank_both(side: Side, text_image: np.ndarray) -> tuple[Ranking, Ranking]:
 def condition_items(
     model: Side, relevance: Side, text_image: np.ndarray,
     clean_t2i_rsum: np.ndarray | None = None, ks: Sequence[int] = KS,
+    rankings: tuple[Ranking, Ranking] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], np.ndarray]:
     """Per-item outcomes of one condition: per gallery image (``i2t_r{k}`` hits,
     ``i2t_true_r{k}`` recalls) and per query (``t2i_r{k}`` hits, ``t2i_dcg10``, and 0/1
     flags ``t2i_decreased`` / ``t2i_increased`` / ``t2i_unchanged``), as fractions (DCG as
-    it is); and the per-query t2i rsum (for the splits of later conditions)."""
-    i2t, t2i = rank_both(model, text_image)
+    it is); and the per-query t2i rsum (for the splits of later conditions). ``rankings``
+    (i2t, t2i) replace the model's embedding rankings (a re-ranked model)."""
+    i2t, t2i = rank_both(model, text_image) if rankings is None else rankings
     per_image: dict[str, np.ndarray] = {}
     per_query: dict[str, np.ndarray] = {}
     for k in ks:
@@ -157,49 +163,30 @@ class Embeddings:
         return emb[[rows[i] for i in image_ids]]
 
 
-def evaluate_gallery(
-    gallery: str, image_ids: Sequence[str], queries: pd.DataFrame, model: Embeddings,
-    relevance: Embeddings, perturbed: pd.DataFrame | None = None,
+@dataclass(frozen=True)
+class Condition:
+    """One condition of a gallery: the image set its gallery images come from, its query
+    texts (in the queries' order) and which of them the perturbation changed (0/1)."""
+
+    kind: str
+    perturbation: str
+    seed: int
+    imageset: str
+    texts: list[str]
+    changed: np.ndarray
+
+
+def gallery_conditions(
+    queries: pd.DataFrame, perturbed: pd.DataFrame | None = None,
     image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
-    items: list[pd.DataFrame] | None = None, t2i_extra: Sequence[tuple[str, str]] = (),
-) -> list[dict[str, Any]]:
-    """Records of one gallery: clean, then each (text perturbation, seed) of ``perturbed``
-    (rows ``caption_id`` = query id, ``perturbation``, ``seed``, ``perturbed``, ``changed``),
-    then each image condition ``(perturbation, seed, image set)``. Text→image also ranks the
-    ``t2i_extra`` images ``(image set, image id)``, in every condition (image conditions
-    shuffle the gallery's images only). Each record holds ``images`` (the gallery's) and
-    ``t2i_images`` (how many each text→image query ranks). With ``items``, each condition's
-    per-item outcomes are appended to it (`item_frame`)."""
-    position = {i: k for k, i in enumerate(image_ids)}
-    overlap = position.keys() & {i for _, i in t2i_extra}
-    if overlap:
-        raise ValueError(f"gallery {gallery}: extra t2i images {sorted(overlap)[:3]} are "
-                         "gallery images already")
-    text_image = np.array([position[i] for i in queries.image_id], dtype=np.int64)
+) -> Iterator[Condition]:
+    """A gallery's conditions in record order: clean, then each (text perturbation, seed) of
+    ``perturbed`` (rows ``caption_id`` = query id, ``perturbation``, ``seed``,
+    ``perturbed``, ``changed``), then each image condition ``(perturbation, seed, image
+    set)``. ValueError naming a text condition that misses a query's text."""
     query_ids = [str(q) for q in queries.query_id]
-    extra = {m: m.extra_images(t2i_extra) for m in (model, relevance)}
-    sizes = {"images": len(image_ids), "t2i_images": len(image_ids) + len(t2i_extra)}
-    records: list[dict[str, Any]] = []
-
-    def side(m: Embeddings, imageset: str, texts: list[str]) -> Side:
-        return m.side(imageset, image_ids, texts, extra[m])
-
-    def run(kind: str, name: str, seed: int, imageset: str, texts: list[str],
-            clean: np.ndarray | None, changed: np.ndarray) -> np.ndarray:
-        per_image, per_query, rsum = condition_items(
-            side(model, imageset, texts), side(relevance, imageset, texts), text_image, clean)
-        records.append({"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed,
-                        "changed_pct": round(100 * float(np.mean(changed)), 2), **sizes,
-                        **record_of(per_image, per_query)})
-        if items is not None:
-            condition = {"gallery": gallery, "kind": kind, "perturbation": name, "seed": seed}
-            items.append(item_frame(condition, per_image,
-                                    {**per_query, "changed": changed}, text_image))
-        return rsum
-
     originals = [str(t) for t in queries.text]
-    unchanged = np.zeros(len(query_ids))
-    clean = run("clean", CLEAN, -1, clean_imageset, originals, None, unchanged)
+    yield Condition("clean", CLEAN, -1, clean_imageset, originals, np.zeros(len(query_ids)))
     if perturbed is not None:
         mine = perturbed[perturbed.caption_id.isin(set(query_ids))]
         for (name, seed), rows in mine.groupby(["perturbation", "seed"], sort=False):
@@ -208,10 +195,63 @@ def evaluate_gallery(
             missing = [q for q in query_ids if q not in text_of]
             if missing:
                 raise ValueError(f"{name} seed {seed}: no perturbed text for {missing[:3]}")
-            run("text", str(name), int(seed), clean_imageset, [text_of[q] for q in query_ids],
-                clean, np.array([float(changed[q]) for q in query_ids]))
+            yield Condition("text", str(name), int(seed), clean_imageset,
+                            [text_of[q] for q in query_ids],
+                            np.array([float(changed[q]) for q in query_ids]))
     for name, seed, imageset in image_conditions:
-        run("image", name, int(seed), imageset, originals, clean, np.ones(len(query_ids)))
+        yield Condition("image", name, int(seed), imageset, originals,
+                        np.ones(len(query_ids)))
+
+
+def gallery_links(gallery: str, image_ids: Sequence[str], queries: pd.DataFrame,
+                  t2i_extra: Sequence[tuple[str, str]] = ()) -> np.ndarray:
+    """Each query's gallery row; ValueError when an extra text→image image is a gallery
+    image already."""
+    position = {i: k for k, i in enumerate(image_ids)}
+    overlap = position.keys() & {i for _, i in t2i_extra}
+    if overlap:
+        raise ValueError(f"gallery {gallery}: extra t2i images {sorted(overlap)[:3]} are "
+                         "gallery images already")
+    return np.array([position[i] for i in queries.image_id], dtype=np.int64)
+
+
+# a re-ranked model's rankings of a gallery's n-th condition (`gallery_conditions` order)
+Reranked = Callable[[int, Condition], tuple[Ranking, Ranking]]
+
+
+def evaluate_gallery(
+    gallery: str, image_ids: Sequence[str], queries: pd.DataFrame, model: Embeddings,
+    relevance: Embeddings, perturbed: pd.DataFrame | None = None,
+    image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
+    items: list[pd.DataFrame] | None = None, t2i_extra: Sequence[tuple[str, str]] = (),
+    reranked: Reranked | None = None,
+) -> list[dict[str, Any]]:
+    """Records of one gallery, one per `gallery_conditions` condition. Text→image also ranks
+    the ``t2i_extra`` images ``(image set, image id)``, in every condition (image conditions
+    shuffle the gallery's images only). Each record holds ``images`` (the gallery's) and
+    ``t2i_images`` (how many each text→image query ranks). With ``items``, each condition's
+    per-item outcomes are appended to it (`item_frame`). ``reranked`` gives the model's
+    rankings of each condition (a model re-ranked by ITM); the relevance model's gains
+    still come from its embeddings."""
+    text_image = gallery_links(gallery, image_ids, queries, t2i_extra)
+    extra = {m: m.extra_images(t2i_extra) for m in (model, relevance)}
+    sizes = {"images": len(image_ids), "t2i_images": len(image_ids) + len(t2i_extra)}
+    records: list[dict[str, Any]] = []
+    clean = None
+    for n, c in enumerate(gallery_conditions(queries, perturbed, image_conditions,
+                                             clean_imageset)):
+        sides = [m.side(c.imageset, image_ids, c.texts, extra[m]) for m in (model, relevance)]
+        per_image, per_query, rsum = condition_items(
+            *sides, text_image, clean, rankings=None if reranked is None else reranked(n, c))
+        clean = rsum if clean is None else clean
+        records.append({"gallery": gallery, "kind": c.kind, "perturbation": c.perturbation,
+                        "seed": c.seed, "changed_pct": round(100 * float(np.mean(c.changed)), 2),
+                        **sizes, **record_of(per_image, per_query)})
+        if items is not None:
+            condition = {"gallery": gallery, "kind": c.kind, "perturbation": c.perturbation,
+                         "seed": c.seed}
+            items.append(item_frame(condition, per_image,
+                                    {**per_query, "changed": c.changed}, text_image))
     return records
 
 
