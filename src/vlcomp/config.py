@@ -135,6 +135,18 @@ def rerank_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any
     return int((spec.get("k_test") or {}).get(benchmark, DEFAULT_K_TEST))
 
 
+def robustness_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any],
+                      gallery: str) -> int | None:
+    """Candidates each query of a robustness ``gallery`` re-scores for ``model``, or None when
+    the gallery is ranked by the model's embeddings: the gallery's ``rerank`` (default: it
+    feeds ARO's tables) is off, or `rerank_k_test` of its dataset's retrieval is None."""
+    spec = config["benchmarks"]["robustness"]["galleries"][gallery]
+    tables = spec.get("tables", ["aro", "hendriksen", "granularity"])
+    if not spec.get("rerank", "aro" in tables):
+        return None
+    return rerank_k_test(config, model, entry, f"{spec.get('dataset', 'world')}_retrieval")
+
+
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Training runs by id: a run with ``seeds`` becomes ``{name}_s{seed}``, one per seed."""
     runs: dict[str, dict[str, Any]] = {}

@@ -48,19 +48,22 @@ def dry_run(configfile: Path, snakefile: Path) -> str:
     return done.stdout + done.stderr
 
 
-def job_cost(config: dict, job: DryJob) -> tuple[float, float, str]:
-    """(items, hours, basis) of one job: the stage estimate, or its runtime request."""
+def job_cost(config: dict, job: DryJob) -> tuple[float, float, float, str]:
+    """(items, hours, longest hours, basis) of one job: the stage estimate (a shard's even
+    share, and the longest shard where whole units make shards uneven), or its runtime
+    request."""
     stage = STAGE_RULES.get(job.rule)
     if stage is not None:
         if job.rule.endswith("_gather"):
-            return 0, 0.0, "gather"
+            return 0, 0.0, 0.0, "gather"
         kind, key = stage
         with traced_costs() as used:
             estimate = stage_job(config, kind, job.wildcards[key],
                                  benchmark=job.wildcards.get("benchmark"),
                                  imageset=job.wildcards.get("imageset"))
-        return estimate.items / estimate.shards, estimate.shard_hours, cost_basis(used)
-    return 0, job.runtime_min / 60, "≤ request"
+        return (estimate.items / estimate.shards, estimate.hours / estimate.shards,
+                estimate.shard_hours, cost_basis(used))
+    return 0, job.runtime_min / 60, job.runtime_min / 60, "≤ request"
 
 
 def cost_basis(used: list[Cost]) -> str:
@@ -95,7 +98,7 @@ def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
     for job in jobs:
         if job.local or job.rule in DOWNLOAD_RULES:  # on the host Snakemake runs on
             continue
-        items, hours, basis = job_cost(config, job)
+        items, hours, longest, basis = job_cost(config, job)
         row = rows.setdefault(job.rule, {"rule": job.rule, "jobs": 0, "items": 0.0,
                                          "gpu_h": 0.0, "cpu_h": 0.0, "longest_h": 0.0,
                                          "basis": basis})
@@ -107,7 +110,7 @@ def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
             row["gpu_h"] += hours * job.gpus
         else:
             row["cpu_h"] += hours * job.threads
-        row["longest_h"] = max(row["longest_h"], hours)
+        row["longest_h"] = max(row["longest_h"], longest)
     return sorted(rows.values(), key=lambda r: (-(r["gpu_h"] + r["cpu_h"]), r["rule"]))
 
 

@@ -8,13 +8,18 @@ its items and hours, so that what SLURM is asked for and what the plan prints ag
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from vlcomp.config import expand_models, rerank_k_test, retrieval_null_images
+from vlcomp.config import (
+    expand_models,
+    rerank_k_test,
+    retrieval_null_images,
+    robustness_k_test,
+)
 from vlcomp.config_defaults import section
 from vlcomp.plan.costs import cost, model_scale
-from vlcomp.plan.shards import stage_shards
+from vlcomp.plan.shards import configured_count, max_job_hours, stage_shards
 from vlcomp.plan.sizes import (
     benchmark_size,
     choice_pairs,
@@ -38,6 +43,7 @@ STAGE_RULES = {
     "score_generative_retrieval_shard": ("retrieval", "model"),
     "score_generative_retrieval_gather": ("retrieval", "model"),
     "rerank_shard": ("rerank", "model"),
+    "robustness_rerank_shard": ("robustness_rerank", "model"),
     "sugarcrepe_negatives_shard": ("llm_negatives", "dataset"),
     "score_pairs": ("pairs", "model"),
     "score_pairs_only": ("pairs", "model"),
@@ -79,7 +85,9 @@ MEMORY_MB = {("embed", "world"): 4000, ("embed", "base"): 16000, ("embed", "larg
              ("retrieval_null_prior", "base"): 16000, ("retrieval_null_prior", "large"): 16000,
              ("null_sampling_prior", "world"): 4000, ("null_sampling_prior", "base"): 24000,
              ("null_sampling_prior", "large"): 32000, ("rerank", "world"): 4000,
-             ("rerank", "base"): 16000, ("rerank", "large"): 16000}
+             ("rerank", "base"): 16000, ("rerank", "large"): 16000,
+             ("robustness_rerank", "world"): 4000, ("robustness_rerank", "base"): 16000,
+             ("robustness_rerank", "large"): 16000}
 # unsharded stages: one job whatever its hours (their requests still follow the estimate);
 # a pair model's job is sharded only for a captioner scoring no retrieval gallery in it
 WHOLE_STAGES = ("embed_images", "llm_prior", "captions", "filter", "detectors",
@@ -98,11 +106,13 @@ class StageJob:
     hours: float
     shards: int
     mem_mb: int
+    longest: float | None = None  # hours of the longest shard, where shards are uneven
 
     @property
     def shard_hours(self) -> float:
-        """Estimated hours of each shard."""
-        return self.hours / self.shards
+        """Estimated hours of each shard (of the longest, where whole units make them
+        uneven)."""
+        return self.hours / self.shards if self.longest is None else self.longest
 
     @property
     def runtime(self) -> int:
@@ -121,7 +131,9 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
     galleries unless they are sharded); ``embed_images``, a model's embeddings of one
     ``imageset`` embedded on its own; ``retrieval``, a generative model's log P(t|i) over a
     retrieval ``benchmark``'s galleries; ``rerank``, a cross-encoder's ITM pass over the
-    ``k_test`` candidates of each query of a retrieval ``benchmark``; ``train``, a training
+    ``k_test`` candidates of each query of a retrieval ``benchmark``; ``robustness_rerank``,
+    its ITM passes over the candidates of every condition of the re-ranked robustness
+    galleries (shards of whole conditions); ``train``, a training
     run (its shards are segments of its optimisation steps); ``llm_prior``, a text-only LM's
     log P(t) of the prior texts;
     ``retrieval_null_prior``, a captioner's null-image prior of retrieval queries;
@@ -139,6 +151,8 @@ def stage_job(config: dict[str, Any], stage: str, name: str,
         return _pairs_job(config, name, entry)
     if stage == "train":
         return _train_job(config, name)
+    if stage == "robustness_rerank":
+        return _robustness_rerank_job(config, name, entry)
     if stage in _OTHER_JOBS:
         return _OTHER_JOBS[stage](config, name)
     if stage == "embed_images":
@@ -207,6 +221,53 @@ def _rerank_job(config: dict[str, Any], model: str, benchmark: str,
     size = benchmark_size(config, benchmark)
     pairs = min(k, size.texts) * size.images + min(k, size.images) * size.texts
     return _per_item_job(config, "rerank", model, pairs, "pair", scale)
+
+
+def robustness_rerank_conditions(config: dict[str, Any], model: str,
+                                 entry: dict[str, Any] | None = None) -> list[int]:
+    """Upper bounds of the ITM passes of each re-ranked robustness condition of ``model``
+    (as `_rerank_job`), gallery by gallery in the workflow's order."""
+    entry = entry if entry is not None else expand_models(config)[model]
+    spec = config["benchmarks"].get("robustness") or {}
+    perturbed = spec.get("perturbed_galleries", [])
+    seeds = len(spec.get("seeds", [0]))
+    out: list[int] = []
+    for name, gallery in spec.get("galleries", {}).items():
+        k = robustness_k_test(config, model, entry, name)
+        if k is None:
+            continue
+        size = benchmark_size(config, f"{gallery.get('dataset', 'world')}_retrieval")
+        images = int(gallery["images"])
+        texts = round(images * size.texts / size.images) if size.images else images
+        conditions = 1
+        if name in perturbed:
+            conditions += len(spec.get("text_perturbations", [])) * seeds
+            if "aro" in gallery.get("tables", ["aro"]):
+                conditions += len(spec.get("image_perturbations", [])) * seeds
+        out += [min(k, texts) * images + min(k, images) * texts] * conditions
+    return out
+
+
+def _robustness_rerank_job(config: dict[str, Any], model: str,
+                           entry: dict[str, Any] | None) -> StageJob:
+    """ITM passes of a model's re-ranked robustness conditions. A shard scores whole
+    conditions (`vlcomp.score.robustness_rerank.condition_block`): at most one shard per
+    condition, and the longest shard is its even share plus up to one condition."""
+    entry, scale = _entry_scale(config, model, entry)
+    weights = robustness_rerank_conditions(config, model, entry)
+    each = cost("pair", scale)
+    hours = sum(weights) * each.seconds / 3600
+    largest = max(weights, default=0) * each.seconds / 3600
+    job = _job(config, "robustness_rerank", model, sum(weights), hours, each.device, scale)
+    fixed = configured_count(config, "robustness_rerank", model)
+    room = max_job_hours(config) - largest  # whole conditions: a shard may take one more
+    if fixed is not None:
+        shards = int(fixed)
+    else:
+        shards = math.ceil(hours / room) if room > 0 else len(weights)
+    shards = max(1, min(shards, len(weights)))
+    longest = largest if shards == len(weights) else min(hours, hours / shards + largest)
+    return replace(job, shards=shards, longest=longest)
 
 
 def _llm_negatives_job(config: dict[str, Any], dataset: str) -> StageJob:

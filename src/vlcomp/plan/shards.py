@@ -7,7 +7,8 @@ import math
 from typing import Any
 
 DEFAULT_MAX_JOB_HOURS = 6.0
-STAGES = ("embed", "generate", "retrieval", "llm_negatives", "train", "pairs", "rerank")
+STAGES = ("embed", "generate", "retrieval", "llm_negatives", "train", "pairs", "rerank",
+          "robustness_rerank")
 
 
 def max_job_hours(config: dict[str, Any]) -> float:
