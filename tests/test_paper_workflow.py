@@ -72,6 +72,10 @@ PAPER_JOBS = {
     # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
     "retrieval_metrics": 44, "robustness_metrics": 22,
     "rerank_candidates": 8, "rerank_shard": 8, "rerank_gather": 8,
+    # ARO's coco / flickr galleries of BLIP base/large and X-VLM COCO/Flickr30k: 98
+    # conditions each, shards of whole conditions (6 + 18 + 20 + 9)
+    "robustness_rerank_candidates": 4, "robustness_rerank_shard": 53,
+    "robustness_rerank_gather": 4,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_table5": 1,  # TROHN-Text's released rows: totals per split (no categories)
@@ -589,3 +593,48 @@ def test_rerank_on_the_real_format_run(real_run, monkeypatch):
     top1 = reranked_metrics(str(out), gallery, queries, links)["overall"]
     assert (top1["i2t_r1"], top1["t2i_r1"]) == (record["overall_itc"]["i2t_r1"],
                                                 record["overall_itc"]["t2i_r1"])
+
+
+def test_robustness_rerank_on_the_real_format_run(real_run, monkeypatch):
+    """ARO's perturbed retrieval re-ranked by ITM on the real-format run: BLIP ITM's every
+    condition says so, its clean condition (k_test 256 > the gallery's 60 texts) equals
+    ranking every pair by ITM + ITC, the dual encoder stays on its cosine, and ARO's Table 3
+    names the re-ranked models."""
+    from vlcomp.io import read_parquet
+    from vlcomp.metrics.ranking import rank_scores
+    from vlcomp.metrics.robustness import condition_items, gallery_links, record_of
+    from vlcomp.models.registry import build_scorer
+    from vlcomp.score.embeddings import open_image
+    from vlcomp.score.pairs import image_index
+    from vlcomp.score.robustness_rerank import read_embeddings
+
+    work, config = real_run
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    blip = json.loads(Path("results/metrics/blip_itm/robustness.json").read_text())["conditions"]
+    assert {(c["ranking"], c["k_test"]) for c in blip} == {("ITM re-ranked (top 256 by ITC)",
+                                                            256)}
+    assert len(blip) == 5  # clean, 3 text perturbations, 1 image shuffle (seed 0)
+    clip = json.loads(Path("results/metrics/tiny_clip/robustness.json").read_text())
+    assert {c["ranking"] for c in clip["conditions"]} == {"embedding cosine"}
+    ids = read_parquet("results/benchmarks/robustness/coco/gallery.parquet").image_id.tolist()
+    queries = read_parquet("results/benchmarks/robustness/coco/queries.parquet")
+    refs = image_index([read_parquet("results/imagesets/coco_test.parquet")])
+    scorer = build_scorer("blip_itm", yaml.safe_load(config.read_text())["models"]["blip_itm"],
+                          "cpu")
+    full = np.stack([scorer.score_pairs([open_image(refs[i].path, refs[i].box)] * len(queries),
+                                        list(queries.text), kind="itm_plus_itc") for i in ids])
+    links = gallery_links("coco", ids, queries)
+    rankings = (rank_scores(full, np.arange(len(ids)), links),
+                rank_scores(full.T, links, np.arange(len(ids))))
+    relevance = read_embeddings(["coco_test"], ["results/embeddings/tiny_clip/images/"
+                                                "coco_test.npy"],
+                                "results/embeddings/tiny_clip/texts/robustness.npy")
+    side = relevance.side("coco_test", ids, list(queries.text))
+    per_image, per_query, _ = condition_items(side, side, links, rankings=rankings)
+    clean = blip[0]
+    assert clean["perturbation"] == "none"
+    assert record_of(per_image, per_query) == {k: clean[k] for k in record_of(per_image,
+                                                                                per_query)}
+    note = Path("results/tables/robustness/aro_table3.md").read_text()
+    assert "blip_itm (robustness coco: ITM re-ranked (top 256 by ITC))" in note

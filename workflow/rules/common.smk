@@ -28,6 +28,7 @@ from vlcomp.config import (  # noqa: E402
     rerank_k_test,
     resolve_extends,
     retrieval_null_images,
+    robustness_k_test,
     text_priors,
 )
 from vlcomp.config_checks import validate_config  # noqa: E402

@@ -124,6 +124,114 @@ rule perturb_images:
         "../scripts/perturb_images.py"
 
 
+# Galleries re-ranked by ITM (a gallery's rerank; vlcomp.score.robustness_rerank): each
+# condition's k_test candidates by the embedding cosine, scored by ITM + ITC in shards of
+# whole conditions.
+rule robustness_rerank_candidates:
+    input:
+        images=lambda wc: robustness_embeddings(wc.model)["model_images"],
+        texts=lambda wc: robustness_embeddings(wc.model)["model_texts"],
+        galleries=robustness_gallery_files("gallery"),
+        queries=robustness_gallery_files("queries"),
+        t2i_extra=robustness_gallery_files("t2i_extra"),
+        perturbed="results/perturbed/robustness/queries.parquet",
+    output:
+        "results/scores/{model}/robustness_rerank/candidates.npz",
+    log:
+        "logs/rerank/{model}/robustness/candidates.log",
+    benchmark:
+        "benchmarks/robustness_rerank_candidates/{model}.tsv"
+    wildcard_constraints:
+        model=union(ROBUSTNESS_RERANK_K),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
+    params:
+        galleries=list(ROBUSTNESS.get("galleries", {})),
+        k_test=lambda wc: ROBUSTNESS_RERANK_K[wc.model],
+        perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),
+        imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
+        gallery_imagesets=GALLERY_IMAGESET,
+        image_conditions=IMAGE_CONDITIONS,
+    script:
+        "../scripts/robustness_rerank_candidates.py"
+
+
+rule robustness_rerank_shard:
+    input:
+        candidates="results/scores/{model}/robustness_rerank/candidates.npz",
+        galleries=robustness_gallery_files("gallery"),
+        queries=robustness_gallery_files("queries"),
+        t2i_extra=robustness_gallery_files("t2i_extra"),
+        perturbed="results/perturbed/robustness/queries.parquet",
+        imagesets=expand(
+            "results/imagesets/{imageset}.parquet",
+            imageset=BENCHMARK_IMAGESETS.get("robustness", []),
+        ),
+        model=model_inputs,
+    output:
+        "results/scores/{model}/robustness_rerank/shards/{shard}.npz",
+    log:
+        "logs/rerank/{model}/robustness/{shard}.log",
+    benchmark:
+        "benchmarks/robustness_rerank_shard/{model}/{shard}.tsv"
+    wildcard_constraints:
+        model=union(ROBUSTNESS_RERANK_K),
+        shard=SHARD_PATTERN,
+    conda:
+        "../../envs/torch.yaml"
+    threads: config["compute"]["threads"]
+    resources:
+        gpu=lambda wc: GPUS if ROBUSTNESS_RERANK_JOBS[wc.model].device == "gpu" else 0,
+        mem_mb=lambda wc, attempt: by_attempt(
+            ROBUSTNESS_RERANK_JOBS[wc.model].mem_mb, attempt
+        ),
+        runtime=lambda wc, attempt: by_attempt(
+            ROBUSTNESS_RERANK_JOBS[wc.model].runtime, attempt
+        ),
+    params:
+        galleries=list(ROBUSTNESS.get("galleries", {})),
+        k_test=lambda wc: ROBUSTNESS_RERANK_K[wc.model],
+        perturbed_galleries=ROBUSTNESS.get("perturbed_galleries", []),
+        imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
+        gallery_imagesets=GALLERY_IMAGESET,
+        image_conditions=IMAGE_CONDITIONS,
+        entry=lambda wc: model_entry(wc.model),
+        kind=lambda wc: MODEL_ENTRIES[wc.model]["pair_score"],
+        batch_size=EMBED["pair_batch_size"],
+        image_batch=EMBED["batch_size"],
+        threads=config["compute"]["threads"],
+        device=config["compute"]["device"],
+        autocast=COMPUTE["autocast"],
+    script:
+        "../scripts/robustness_rerank_shard.py"
+
+
+rule robustness_rerank_gather:
+    input:
+        candidates="results/scores/{model}/robustness_rerank/candidates.npz",
+        shards=robustness_rerank_shards,
+    output:
+        "results/scores/{model}/robustness_rerank.npz",
+    log:
+        "logs/rerank/{model}/robustness/gather.log",
+    benchmark:
+        "benchmarks/robustness_rerank_gather/{model}.tsv"
+    wildcard_constraints:
+        model=union(ROBUSTNESS_RERANK_K),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
+        runtime=lambda wc, attempt: by_attempt(60, attempt),
+    script:
+        "../scripts/robustness_rerank_gather.py"
+
+
 rule robustness_metrics:
     input:
         unpack(lambda wc: robustness_embeddings(wc.model)),
@@ -131,6 +239,7 @@ rule robustness_metrics:
         queries=robustness_gallery_files("queries"),
         t2i_extra=robustness_gallery_files("t2i_extra"),
         perturbed="results/perturbed/robustness/queries.parquet",
+        reranked=robustness_reranked,
     output:
         json="results/metrics/{model}/robustness.json",
         csv="results/metrics/{model}/robustness.csv",

@@ -12,7 +12,7 @@ from vlcomp.metrics.retrieval import retrieval_metrics
 from vlcomp.report.tables import write_csv
 from vlcomp.score.embeddings import gallery_embeddings
 from vlcomp.score.fold_alignment import fold_alignment
-from vlcomp.score.rerank_files import reranked_metrics
+from vlcomp.score.rerank_files import EMBEDDING_RANKING, reranked_metrics
 
 with job_log(snakemake.log[0]) as log:
     inp = snakemake.input
@@ -21,10 +21,10 @@ with job_log(snakemake.log[0]) as log:
     images, texts, links = gallery_embeddings(gallery, queries, inp.images, inp.texts)
     result = retrieval_metrics(images, texts, links)
     result = {"benchmark": snakemake.wildcards.benchmark, "model": snakemake.wildcards.model,
-              "ranking": "embedding cosine", **result}
+              "ranking": EMBEDDING_RANKING, **result}
     if inp.reranked:  # BLIP / ARO: the top k_test by ITC re-scored by ITM + ITC
         reranked = reranked_metrics(inp.reranked[0], gallery, queries, links)
-        log.info("embedding cosine: %s", result["overall"])
+        log.info("%s: %s", EMBEDDING_RANKING, result["overall"])
         result = {**result, "ranking": reranked["ranking"], "k_test": reranked["k_test"],
                   "overall_itc": result["overall"], "overall": reranked["overall"]}
     if snakemake.params.folds:  # COCO-1K: each image's first five captions, fold by fold
@@ -32,7 +32,7 @@ with job_log(snakemake.log[0]) as log:
         scores, fold_links = fold_inputs(images, texts, links, alignment)
         result["folds"] = fold_retrieval_metrics(scores, fold_links,
                                                  folds=snakemake.params.folds)
-        result["folds"]["ranking"] = "embedding cosine"
+        result["folds"]["ranking"] = EMBEDDING_RANKING
         result["folds"]["order"] = fold_order_report(alignment)
         log.info("%d folds (%d of %d texts, %s): %s", snakemake.params.folds, len(fold_links),
                  len(texts), result["folds"]["order"], result["folds"]["overall"])

@@ -1,48 +1,51 @@
 """Retrieval of one model on every robustness condition: clean galleries, perturbed texts and
 shuffled images (ARO Tables 3-4, Hendriksen et al.); per-item outcomes for their bootstrap CIs.
-Each record also names its gallery's ``t2i_gallery`` and the ``tables`` it feeds."""
+Each record also names its gallery's ``t2i_gallery``, the ``tables`` it feeds and how the
+model ranked it (``ranking``: by its embeddings, or re-ranked by ITM with ``k_test``)."""
 
 import pandas as pd
 
 from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
-from vlcomp.metrics.robustness import Embeddings, evaluate_gallery, item_table
+from vlcomp.metrics.robustness import evaluate_gallery, gallery_links, item_table
 from vlcomp.report.tables import write_csv
-from vlcomp.score.embeddings import ids_path_for, load_embeddings
-
-
-def embeddings(image_files, text_file):
-    sets = snakemake.params.imagesets
-    images = {s: load_embeddings(f, ids_path_for(f)) for s, f in zip(sets, image_files,
-                                                                      strict=True)}
-    return Embeddings(images, load_embeddings(text_file, ids_path_for(text_file)))
-
+from vlcomp.score.rerank_files import EMBEDDING_RANKING, ranking_label
+from vlcomp.score.robustness_rerank import RerankedFile, read_embeddings
 
 with job_log(snakemake.log[0]) as log:
-    p = snakemake.params
-    model = embeddings(snakemake.input.model_images, snakemake.input.model_texts)
-    relevance = embeddings(snakemake.input.relevance_images, snakemake.input.relevance_texts)
-    perturbed = read_parquet(snakemake.input.perturbed)
+    p, inp = snakemake.params, snakemake.input
+    model = read_embeddings(p.imagesets, inp.model_images, inp.model_texts)
+    relevance = read_embeddings(p.imagesets, inp.relevance_images, inp.relevance_texts)
+    perturbed = read_parquet(inp.perturbed)
+    reranked = RerankedFile(inp.reranked[0]) if inp.reranked else None
     records, items = [], []
-    for gallery, g_path, q_path, e_path in zip(p.galleries, snakemake.input.galleries,
-                                               snakemake.input.queries,
-                                               snakemake.input.t2i_extra, strict=True):
+    for gallery, g_path, q_path, e_path in zip(p.galleries, inp.galleries, inp.queries,
+                                               inp.t2i_extra, strict=True):
         image_ids = read_parquet(g_path).image_id.tolist()
         queries = read_parquet(q_path)
-        extra = read_parquet(e_path)
+        extra_table = read_parquet(e_path)
+        extra = list(zip(extra_table.imageset, extra_table.image_id, strict=True))
         chosen = gallery in p.perturbed_galleries
+        k_test = reranked.k_test(gallery) if reranked else None
+        rankings = None
+        if k_test is not None:
+            links = gallery_links(gallery, image_ids, queries, extra)
+            rankings = reranked.rankings(gallery, links)
         mine = evaluate_gallery(
             gallery, image_ids, queries, model, relevance,
             perturbed=perturbed if chosen else None,
             image_conditions=p.image_conditions.get(gallery, ()) if chosen else (),
-            clean_imageset=p.gallery_imagesets[gallery], items=items,
-            t2i_extra=list(zip(extra.imageset, extra.image_id, strict=True)),
+            clean_imageset=p.gallery_imagesets[gallery], items=items, t2i_extra=extra,
+            reranked=rankings,
         )
         spec = p.gallery_specs[gallery]
+        ranking = EMBEDDING_RANKING if k_test is None else ranking_label(k_test)
         records += [{**r, "t2i_gallery": spec.get("t2i_gallery", "test"),
-                     "tables": " ".join(p.gallery_tables[gallery])} for r in mine]
-        log.info("%s: %d images, %d queries, text->image over %d images; clean %s", gallery,
-                 len(image_ids), len(queries), mine[0]["t2i_images"], mine[0])
+                     "tables": " ".join(p.gallery_tables[gallery]), "ranking": ranking,
+                     **({} if k_test is None else {"k_test": k_test})} for r in mine]
+        log.info("%s: %d images, %d queries, text->image over %d images, %s; clean %s",
+                 gallery, len(image_ids), len(queries), mine[0]["t2i_images"], ranking,
+                 mine[0])
     write_json({"benchmark": "robustness", "model": snakemake.wildcards.model,
                 "relevance_model": p.relevance_model, "conditions": records},
                snakemake.output.json)

@@ -86,6 +86,9 @@ def reranked_metrics(path: str, gallery: pd.DataFrame, queries: pd.DataFrame,
             "ranking": ranking_label(k_test)}
 
 
+EMBEDDING_RANKING = "embedding cosine"  # the ranking of a model that is not re-ranked
+
+
 def ranking_label(k_test: int) -> str:
     """How a re-ranked retrieval ranked, as tables and records say it."""
     return f"ITM re-ranked (top {k_test} by ITC)"

@@ -5,7 +5,7 @@ gathered file does not depend on the shard count."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,3 +49,24 @@ def score_rerank_shard(scorer: Any, refs: Sequence[ImageRef], texts: Sequence[st
                                       [texts[t] for t in kept[lo:hi, 1]])
     return {"pairs": kept, "values": values, "chunks_start": np.int64(block.start),
             "chunks_stop": np.int64(block.stop), "chunks_total": np.int64(total)}
+
+
+def score_condition_block(scorer: Any, keys: Sequence[str],
+                          inputs: Callable[[str], tuple[Candidates, Sequence[ImageRef],
+                                                        Sequence[str]]],
+                          *, kind: str, batch_size: int = 64, image_batch: int = 32,
+                          say: Callable[[str], None] = print) -> dict[str, np.ndarray]:
+    """A robustness re-ranking shard (`vlcomp.score.robustness_rerank`): each condition of
+    ``keys`` (``inputs(key)``: its candidates, the pictures its rows show and its query
+    texts) scored whole, as a one-shard `score_rerank_shard`: ``{key}.values`` in
+    `candidate_pairs` order, and ``keys``."""
+    out: dict[str, np.ndarray] = {"keys": np.array(list(keys), dtype=str)}
+    for key in keys:
+        candidates, refs, texts = inputs(key)
+        arrays = score_rerank_shard(scorer, refs, texts, candidates, "0-of-1", kind=kind,
+                                    batch_size=batch_size, image_batch=image_batch)
+        if not np.array_equal(arrays["pairs"], candidate_pairs(candidates)):
+            raise RuntimeError(f"condition {key}: the scored pairs are not its candidates")
+        out[f"{key}.values"] = arrays["values"]
+        say(f"condition {key}: {len(arrays['values'])} pairs ({kind})")
+    return out
