@@ -230,7 +230,8 @@ def test_findings_files_round_trip_and_render(run, tmp_path):
     assert "+18.0; NegCLIP 81, CLIP-FT 63" in md and "- `d`: no model labelled X-VLM" in md
     assert markdown_findings(back) in md
     rst = rst_findings(back)
-    assert "   * - a claim (P, Table 1)" in rst and ".. list-table::" in rst
+    assert "1 hold, 0 do not, 1 were not run" in rst and "``results/index.html``" in rst
+    assert "- " not in rst.split("index.html")[1]  # nothing fails: no list
     write_front_page("Intro {{ snakemake.config }}\n", back, tmp_path / "front.rst")
     front = (tmp_path / "front.rst").read_text()
     assert front.startswith("Intro {{ snakemake.config }}\n\n{% raw %}\nFindings")
@@ -245,9 +246,9 @@ def test_rst_escapes_markup():
                            "claim_p": 0.001, "claim_p_holm": 0.03, "verdict_holm": FAILS,
                            "published_effect": np.nan, "published": "", "note": ""}])
     rst = rst_findings(frame)
-    assert "P(t\\|i) > \\*ITC\\* (V, T)" in rst and "a\\_b vs c" in rst
-    # a verdict Holm's adjustment changes says both
-    assert "holds (after Holm: does not hold)" in rst and "1 findings run" in rst
+    assert "- P(t\\|i) > \\*ITC\\* (V, T): a\\_b vs c" in rst
+    # a verdict Holm's adjustment changes is listed under its own heading
+    assert "not after Holm's adjustment (1):" in rst and "1 findings run" in rst
 
 
 def test_world_tables_face_published_numbers_by_direction():

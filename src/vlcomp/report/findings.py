@@ -671,31 +671,38 @@ def _rst(text: str) -> str:
     return text
 
 
+def not_holding(findings: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The findings that do not hold, and those that hold only before Holm's adjustment."""
+    fails = findings[findings.verdict == FAILS]
+    holm_only = findings[(findings.verdict == HOLDS) & (findings.verdict_holm == FAILS)]
+    return fails, holm_only
+
+
+def finding_line(r: Any) -> str:
+    """One finding in a sentence: claim (paper, where): compared; a − b [CI], test."""
+    compared = "; ".join(x for x in (r.compared, r.benchmark) if x) or "–"
+    return f"{r.claim} ({r.paper}, {r.where}): {compared}; a − b {_effect_text(r)}, {r.test}"
+
+
 def rst_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
-    """The findings as a reStructuredText section with a compact list-table (the report's
-    front page, beside the workflow's graph)."""
+    """The report's front page section: the counts, where the results page is, and the
+    claims that do not hold (short, for the panel beside the workflow's graph)."""
     holds, fails, not_run = _counts(findings)
-    level = f"{confidence * 100:g} %"
+    failing, holm_only = not_holding(findings)
     lines = ["Findings", "--------", "",
-             f"The papers' claims on this run: {holds} hold, {fails} do not, {not_run} were "
-             f"not run. {_holm_line(findings, confidence)} (``results/findings.md`` explains "
-             "the tests.)", "",
-             ".. list-table::", "   :header-rows: 1", ""]
-    rows = [["Claim (paper, where)", "Compared", f"a − b [{level} CI], test, p", "Verdict",
-             "Paper's a − b"]]
-    for r in findings.itertuples():
-        effect = _effect_text(r) if r.verdict == NOT_RUN else \
-            f"{_effect_text(r)}; {r.test}; p {_p(r.p_value)}"
-        compared = "; ".join(x for x in (r.compared, r.benchmark) if x) or "–"
-        held = r.verdict if r.verdict_holm == r.verdict else \
-            f"{r.verdict} (after Holm: {r.verdict_holm})"
-        rows.append([f"{r.claim} ({r.paper}, {r.where})", compared, effect, held,
-                     _number(r.published_effect)])
-    for row in rows:
-        cells = [_rst(str(c)) for c in row]
-        lines.append(f"   * - {cells[0]}")
-        lines += [f"     - {c}" for c in cells[1:]]
-    return "\n".join(lines)
+             f"**The papers' claims on this run: {holds} hold, {fails} do not, {not_run} were "
+             f"not run.** {_holm_line(findings, confidence)}", "",
+             "**The results page**, ``results/index.html``, shows every finding with its "
+             "interval, every paper table with intervals and the published numbers beside, "
+             "and the items each model gets right or wrong. ``results/findings.md`` explains "
+             "the tests.", ""]
+    for title, rows in ((f"Claims that do not hold ({len(failing)})", failing),
+                        (f"Claims that hold, but not after Holm's adjustment ({len(holm_only)})",
+                         holm_only)):
+        if len(rows):
+            lines += [f"{title}:", ""] + [f"- {_rst(finding_line(r))}"
+                                          for r in rows.itertuples()] + [""]
+    return "\n".join(lines).rstrip("\n")
 
 
 def write_front_page(description: str, findings: pd.DataFrame, path: str | Path,
