@@ -48,3 +48,4 @@ rule all:
         all_tables(),
         "results/summary.md",
         "results/findings.md",
+        "results/index.html",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up, then run the whole workflow on the embedded default (config/config.yaml), and print
-# what to read first: the summary, then where the tables and the report are.
+# Set up, then run the whole workflow on the embedded default (config/config.yaml), and end
+# in at most 30 lines: the findings' counts, the claims that do not hold, and where the
+# results page (results/index.html), the report and the tables are.
 # A second run rebuilds nothing. Extra arguments go to snakemake.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +10,4 @@ bash scripts/setup.sh
 mkdir -p logs
 .venv/bin/snakemake --report results/report.html "$@" > logs/report.log 2>&1
 echo
-cat results/summary.md
-echo
-echo "Every paper table (with its _ci and _vs_published companions): results/tables/*/"
-echo "Every table and figure, grouped by paper: results/report.html"
+.venv/bin/python -m vlcomp.report.terminal --results results

@@ -76,6 +76,7 @@ PAPER_JOBS = {
     # conditions each, shards of whole conditions (6 + 18 + 20 + 9)
     "robustness_rerank_candidates": 4, "robustness_rerank_shard": 53,
     "robustness_rerank_gather": 4,
+    "results_page": 1,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
     "table_bivlc_table5": 1,  # TROHN-Text's released rows: totals per split (no categories)
@@ -638,3 +639,23 @@ def test_robustness_rerank_on_the_real_format_run(real_run, monkeypatch):
                                                                                 per_query)}
     note = Path("results/tables/robustness/aro_table3.md").read_text()
     assert "blip_itm (robustness coco: ITM re-ranked (top 256 by ITC))" in note
+
+
+def test_results_page_of_the_real_format_run(real_run):
+    """The paper configuration's results page: its item browsers show the released
+    benchmarks' items with thumbnails of their real images, and the findings table lies
+    fully visible at 1920x1080."""
+    from vlcomp.io import read_parquet
+    from vlcomp.report.screenshot import layout_check
+
+    work, _ = real_run
+    page = work / "results/index.html"
+    html = page.read_text()
+    for benchmark in ("sugarcrepe", "winoground", "vl_checklist"):
+        section = html.split(f'id="items-{benchmark}"')[1].split("</table>")[0]
+        ids = set(read_parquet(work / f"results/benchmarks/{benchmark}.parquet").item_id)
+        shown = re.findall(r'<tr data-subset="[^"]*" data-right="[^"]*"><td>([^<]+)<', section)
+        assert shown and set(shown) <= ids, benchmark
+        assert section.count("data:image/jpeg;base64,") >= len(shown), benchmark
+    box = layout_check(page, "table.findings", 1920, 1080)
+    assert box["covered"] == [] and box["page_scroll_width"] <= box["viewport_width"], box

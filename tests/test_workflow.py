@@ -486,7 +486,10 @@ def test_every_choice_benchmark_has_confidence_intervals(tiny_run):
     coco = findings[findings.id == "bivlc.coco_best_on_bivlc"].iloc[0]
     assert coco.verdict == NOT_RUN and "CLIP_COCO" in coco.note
     front = (tiny_run / "results/report_front.rst").read_text()
-    assert front.count("   * - ") == len(findings) + 1 and "{% raw %}" in front
+    # the report's landing page: the counts, the results page, the claims that do not hold
+    failing = (findings.verdict == "does not hold") | (findings.verdict_holm == "does not hold")
+    assert front.count("\n- ") == failing.sum() and "{% raw %}" in front
+    assert "``results/index.html``" in front and "list-table" not in front
     table6 = pd.read_csv(tiny_run / "results/tables/aro/table6_vs_published.csv")
     assert "difference" not in table6 and {"vs_chance_reproduced", "agrees"} <= set(table6)
     assert "vs chance: paper → ours" in summary and "| difference |" not in summary
@@ -591,6 +594,38 @@ def test_html_report_builds_and_renders_in_chromium(tiny_run):
     png = screenshot(tiny_run / "results/report.html", tiny_run / "results/report.png")
     pixels = np.asarray(Image.open(png).convert("L"), dtype=float)
     assert pixels.shape == (1000, 1400) and pixels.std() > 20  # drawn, not blank
+
+
+def test_results_page_reads_at_both_screen_sizes(tiny_run):
+    """results/index.html, written by the run: findings first and fully visible at 1920x1080
+    and 1280x800 (nothing lies over the table, no sideways scrolling), an item browser per
+    choice benchmark with thumbnails; the screenshots are kept to be looked at."""
+    from PIL import Image
+
+    from vlcomp.report.screenshot import layout_check, screenshot
+
+    page = tiny_run / "results/index.html"
+    html = page.read_text()
+    assert "http://" not in html and "https://" not in html  # self-contained
+    findings = pd.read_csv(tiny_run / "results/findings.csv")
+    assert html.count("<tr>") >= len(findings)
+    for benchmark in ("vg_relation", "sugarcrepe", "bivlc", "winoground"):
+        section = html.split(f'id="items-{benchmark}"')[1].split("</table>")[0]
+        assert section.count("data:image/jpeg;base64,") >= 8, benchmark
+        assert "data-right=" in section and "margin" in section
+    for width, height in ((1920, 1080), (1280, 800)):
+        box = layout_check(page, "table.findings", width, height)
+        assert box["found"] and box["points"] >= 50 and box["covered"] == [], box
+        assert box["left"] >= 0 and box["right"] <= box["viewport_width"], box
+        assert box["scroll_width"] <= box["client_width"] + 1, box  # no clipped columns
+        assert box["page_scroll_width"] <= box["viewport_width"], box  # no sideways scroll
+        png = screenshot(page, tiny_run / f"results/index_{width}x{height}.png", width, height,
+                         wait_ms=1500)
+        pixels = np.asarray(Image.open(png).convert("L"), dtype=float)
+        assert pixels.shape == (height, width) and pixels.std() > 20
+    png = screenshot(page, tiny_run / "results/index_items.png", 1920, 1080, wait_ms=1500,
+                     anchor="items-bivlc-section")
+    assert np.asarray(Image.open(png).convert("L"), dtype=float).std() > 20
 
 
 @pytest.mark.slow

@@ -179,3 +179,46 @@ rule figure_analysis:
         groups=MODEL_GROUPS,
     script:
         "../scripts/report_analysis_figure.py"
+
+
+# The results page (config report): findings, headline figures, paper tables, item browsers
+rule results_page:
+    input:
+        findings="results/findings.csv",
+        tables=all_tables(),
+        benchmark_items=expand(
+            "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+        ),
+        scores=[
+            f"results/scores/{m}/{b}.parquet"
+            for b in CHOICE_BENCHMARKS
+            for m in uncertainty_models(b)
+            if m in MODEL_ENTRIES
+        ],
+        imagesets=sorted(
+            {
+                f"results/imagesets/{s}.parquet"
+                for b in CHOICE_BENCHMARKS
+                for s in BENCHMARK_IMAGESETS[b]
+            }
+        ),
+    output:
+        "results/index.html",
+    log:
+        "logs/report/results_page.log",
+    benchmark:
+        "benchmarks/results_page.tsv"
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        benchmarks={b: BENCHMARK_IMAGESETS[b] for b in CHOICE_BENCHMARKS},
+        models=MODELS,
+        labels={m: e.get("label", m) for m, e in MODEL_ENTRIES.items()},
+        sample=config_section(config, "report")["items"],
+        seed=config_section(config, "report")["seed"],
+    script:
+        "../scripts/results_page.py"
