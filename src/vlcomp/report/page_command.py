@@ -28,8 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.snakefile.is_file():
         parser.error(f"no Snakefile at {args.snakefile}: run from a checkout, or pass "
                      "--snakefile")
-    command = [str(Path(sys.executable).with_name("snakemake")), "-s", str(args.snakefile),
-               "--directory", str(args.workdir), "--cores", "1", "results/index.html"]
+    # only what is missing or older than its inputs: a finished run keeps its results
+    command = [str(Path(sys.executable).with_name("snakemake")), "results/index.html",
+               "-s", str(args.snakefile), "--directory", str(args.workdir), "--cores", "1",
+               "--rerun-triggers", "mtime"]
     if args.configfile is not None:
         command += ["--configfile", str(args.configfile.resolve())]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
