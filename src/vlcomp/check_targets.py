@@ -19,11 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]  # the checkout: src/vlcomp/ is two levels down
+from vlcomp.checkout import workflow_file
+
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 
-def run_dag(config: Path, workdir: Path, snakefile: Path = REPO / "Snakefile") -> float:
+def run_dag(config: Path, workdir: Path, snakefile: Path) -> float:
     start = time.perf_counter()
     subprocess.run(
         [str(SNAKEMAKE), "-s", str(snakefile), "--directory", str(workdir),
@@ -67,14 +68,15 @@ def signature(workdir: Path, model: str) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vlcomp check-targets", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", type=Path, default=REPO / "config" / "config.yaml")
-    parser.add_argument("--snakefile", type=Path, default=REPO / "Snakefile")
+    parser.add_argument("--config", type=Path,
+                        help="default: config/config.yaml of the checkout (installed: of ./)")
+    parser.add_argument("--snakefile", type=Path,
+                        help="default: the checkout's Snakefile (installed: ./Snakefile)")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--model", default="world_clip")
     args = parser.parse_args(argv)
-    if not args.snakefile.is_file():
-        parser.error(f"no Snakefile at {args.snakefile}: run from a checkout, or pass "
-                     "--snakefile")
+    args.config = args.config or workflow_file("config/config.yaml", "--config")
+    args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
     root = args.workdir or Path(tempfile.mkdtemp(prefix="vlcomp-targets-"))
     runs = [root / "run1", root / "run2"]
     seconds = []

@@ -13,21 +13,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from vlcomp.checkout import workflow_file
+
 SIZES = ((1920, 1080), (1280, 800))
-REPO = Path(__file__).resolve().parents[3]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vlcomp report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configfile", type=Path, default=None)
-    parser.add_argument("--snakefile", type=Path, default=REPO / "Snakefile")
+    parser.add_argument("--snakefile", type=Path,
+                        help="default: the checkout's Snakefile (installed: ./Snakefile)")
     parser.add_argument("--workdir", type=Path, default=Path("."))
     parser.add_argument("--no-screenshots", action="store_true")
     args = parser.parse_args(argv)
-    if not args.snakefile.is_file():
-        parser.error(f"no Snakefile at {args.snakefile}: run from a checkout, or pass "
-                     "--snakefile")
+    args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
     # only what is missing or older than its inputs: a finished run keeps its results
     command = [str(Path(sys.executable).with_name("snakemake")), "results/index.html",
                "-s", str(args.snakefile), "--directory", str(args.workdir), "--cores", "1",
