@@ -574,7 +574,7 @@ def _effect_text(r: Any) -> str:
     return f"{_number(r.effect)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
 
 
-def _counts(findings: pd.DataFrame, column: str = "verdict") -> tuple[int, int, int]:
+def verdict_counts(findings: pd.DataFrame, column: str = "verdict") -> tuple[int, int, int]:
     """How many findings hold, do not hold, were not run (by ``column``)."""
     counts = findings[column].value_counts()
     return counts.get(HOLDS, 0), counts.get(FAILS, 0), counts.get(NOT_RUN, 0)
@@ -582,7 +582,7 @@ def _counts(findings: pd.DataFrame, column: str = "verdict") -> tuple[int, int, 
 
 def _holm_line(findings: pd.DataFrame, confidence: float) -> str:
     """How many hold after Holm's adjustment, and at what level."""
-    holds, fails, _ = _counts(findings, "verdict_holm")
+    holds, fails, _ = verdict_counts(findings, "verdict_holm")
     level = f"{one_sided_level(confidence) * 100:g} %"
     return (f"After Holm's adjustment across the {holds + fails} findings run (family-wise "
             f"one-sided level {level}), {holds} hold.")
@@ -592,7 +592,7 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
     """The findings as a Markdown table, with the counts of each verdict above it."""
     from vlcomp.report.summary import markdown
 
-    holds, fails, not_run = _counts(findings)
+    holds, fails, not_run = verdict_counts(findings)
     level = f"{confidence * 100:g} %"
     table = pd.DataFrame({
         "paper (where)": [f"{r.paper} ({r.where})" for r in findings.itertuples()],
@@ -687,7 +687,7 @@ def finding_line(r: Any) -> str:
 def rst_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
     """The report's front page section: the counts, where the results page is, and the
     claims that do not hold (short, for the panel beside the workflow's graph)."""
-    holds, fails, not_run = _counts(findings)
+    holds, fails, not_run = verdict_counts(findings)
     failing, holm_only = not_holding(findings)
     lines = ["Findings", "--------", "",
              f"**The papers' claims on this run: {holds} hold, {fails} do not, {not_run} were "

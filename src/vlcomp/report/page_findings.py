@@ -7,19 +7,16 @@ import math
 
 import pandas as pd
 
+from vlcomp.report.findings import FAILS, HOLDS, verdict_counts
 from vlcomp.report.html import cell, esc, table
-
-HOLDS, FAILS = "holds", "does not hold"
 
 
 def finding_counts(findings: pd.DataFrame) -> dict[str, int]:
-    """How many findings hold, do not hold, were not run, and hold after Holm's adjustment."""
-    verdict = findings["verdict"].astype(str)
-    run = verdict.isin([HOLDS, FAILS])
-    return {"holds": int((verdict == HOLDS).sum()), "fails": int((verdict == FAILS).sum()),
-            "not_run": int((~run).sum()),
-            "holm": int((findings.loc[run, "verdict_holm"].astype(str) == HOLDS).sum()),
-            "run": int(run.sum())}
+    """How many findings hold, do not hold, were not run, and hold after Holm's adjustment
+    (`vlcomp.report.findings.verdict_counts`)."""
+    holds, fails, not_run = verdict_counts(findings)
+    return {"holds": int(holds), "fails": int(fails), "not_run": int(not_run),
+            "holm": int(verdict_counts(findings, "verdict_holm")[0]), "run": int(holds + fails)}
 
 
 def counts_line(counts: dict[str, int]) -> str:
