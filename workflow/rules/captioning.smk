@@ -17,7 +17,7 @@ rule generate_captions:
         model=union(CAPTIONING_MODELS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         # 5,000 COCO test images, beam search 3, 20 new tokens at most
@@ -31,7 +31,7 @@ rule generate_captions:
         entry=lambda wc: model_entry(wc.model),
         decoding=CAPTION_DECODING,
         batch_size=CAPTIONING_SETTINGS["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:

@@ -99,7 +99,7 @@ rule class_embeddings:
         model=union(CLS_MODELS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
@@ -109,7 +109,7 @@ rule class_embeddings:
         datasets=CLS_DATASETS,
         world=WORLD,
         text_batch_size=EMBED["text_batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:

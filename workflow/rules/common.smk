@@ -122,6 +122,10 @@ WORLD = config.get("world", {})
 GPUS = config["compute"].get("gpus", 1 if config["compute"]["device"] == "cuda" else 0)
 # the compute and embedding settings over their defaults (config/schema.yaml)
 COMPUTE = config_section(config, "compute")
+# torch threads per job: a training job (its weights depend on them) gets compute.threads,
+# a job that only runs a model compute.inference_threads (by default the same)
+TRAIN_THREADS = COMPUTE["threads"]
+MODEL_THREADS = COMPUTE.get("inference_threads", TRAIN_THREADS)
 EMBED = config_section(config, "embed")
 # Caption datasets: the synthetic world (when configured) and the real ones (config.datasets)
 DATASETS = {

@@ -50,7 +50,7 @@ elif "trohn_img" in GENERATION:
             f"benchmarks/trohn_img_negatives.tsv"
         conda:
             "../../envs/torch.yaml"
-        threads: config["compute"]["threads"]
+        threads: MODEL_THREADS
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(64000, attempt),  # Vera is a ~5B-parameter T5 encoder
@@ -59,7 +59,7 @@ elif "trohn_img" in GENERATION:
             options=TROHN_IMG_SELECTION,
             entry=lambda wc: model_entry(TROHN_IMG_SELECTION["similarity_model"]),
             world=WORLD,
-            threads=config["compute"]["threads"],
+            threads=MODEL_THREADS,
             device=config["compute"]["device"],
         script:
             "../scripts/trohn_img_negatives.py"
@@ -82,7 +82,7 @@ if GENERATION:
             genset=union(g for g in GENERATE_JOBS if g not in SHARDED_GENSETS),
         conda:
             "../../envs/diffusion.yaml"
-        threads: config["compute"]["threads"]
+        threads: MODEL_THREADS
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
             mem_mb=lambda wc, attempt: by_attempt(
@@ -94,7 +94,7 @@ if GENERATION:
         params:
             options=lambda wc: GENERATION[wc.genset],
             world=WORLD,
-            threads=config["compute"]["threads"],
+            threads=MODEL_THREADS,
             device=config["compute"]["device"],
         script:
             "../scripts/generate_candidates.py"
@@ -117,7 +117,7 @@ if GENERATION:
             shard=SHARD_PATTERN,
         conda:
             "../../envs/diffusion.yaml"
-        threads: config["compute"]["threads"]
+        threads: MODEL_THREADS
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
             mem_mb=lambda wc, attempt: by_attempt(
@@ -129,7 +129,7 @@ if GENERATION:
         params:
             options=lambda wc: GENERATION[wc.genset],
             world=WORLD,
-            threads=config["compute"]["threads"],
+            threads=MODEL_THREADS,
             device=config["compute"]["device"],
         script:
             "../scripts/generate_candidates.py"
@@ -179,7 +179,7 @@ if GENERATION:
             genset=GENERATED_SET_PATTERN,
         conda:
             "../../envs/torch.yaml"
-        threads: config["compute"]["threads"]
+        threads: MODEL_THREADS
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(
@@ -193,7 +193,7 @@ if GENERATION:
             entry=lambda wc: filter_model_entry(wc.genset),
             world=WORLD,
             batch_size=EMBED["batch_size"],
-            threads=config["compute"]["threads"],
+            threads=MODEL_THREADS,
             device=config["compute"]["device"],
         script:
             "../scripts/filter_generated.py"
@@ -219,7 +219,7 @@ if DETECTORS:
             "benchmarks/train_detectors/{model}.tsv"
         conda:
             "../../envs/torch.yaml"
-        threads: config["compute"]["threads"]
+        threads: TRAIN_THREADS
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(
@@ -232,7 +232,7 @@ if DETECTORS:
             options=DETECTORS,
             entry=lambda wc: model_entry(wc.model),
             batch_size=EMBED["batch_size"],
-            threads=config["compute"]["threads"],
+            threads=TRAIN_THREADS,
             device=config["compute"]["device"],
         script:
             "../scripts/train_detectors.py"

@@ -183,7 +183,7 @@ rule robustness_rerank_shard:
         shard=SHARD_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=lambda wc: GPUS if ROBUSTNESS_RERANK_JOBS[wc.model].device == "gpu" else 0,
         mem_mb=lambda wc, attempt: by_attempt(
@@ -203,7 +203,7 @@ rule robustness_rerank_shard:
         kind=lambda wc: MODEL_ENTRIES[wc.model]["pair_score"],
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:

@@ -33,7 +33,7 @@ rule embed_model:
         model=union(m for m in EMBED_ONLY_MODELS if m not in SHARDED_EMBED_MODELS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
@@ -43,7 +43,7 @@ rule embed_model:
         batch_size=EMBED["batch_size"],
         workers=EMBED["workers"],
         text_batch_size=EMBED["text_batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -70,7 +70,7 @@ rule embed_model_shard:
         shard=SHARD_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
@@ -80,7 +80,7 @@ rule embed_model_shard:
         batch_size=EMBED["batch_size"],
         workers=EMBED["workers"],
         text_batch_size=EMBED["text_batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -145,7 +145,7 @@ rule embed_images:
         imageset=OTHER_IMAGESET_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(embed_images_job(wc).mem_mb, attempt),
@@ -154,7 +154,7 @@ rule embed_images:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
         workers=EMBED["workers"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -230,7 +230,7 @@ rule score_pairs:
         model=union(ITM_PAIR_MODELS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
@@ -243,7 +243,7 @@ rule score_pairs:
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
         text_batch_size=EMBED["text_batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -273,7 +273,7 @@ rule score_pairs_only:
         model=union(PAIR_ONLY_MODELS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
@@ -284,7 +284,7 @@ rule score_pairs_only:
         pair_options=lambda wc: {"kind": MODEL_ENTRIES[wc.model]["pair_score"]},
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -369,7 +369,7 @@ rule rerank_shard:
         shard=SHARD_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=lambda wc: (
             GPUS if RERANK_JOBS[(wc.model, wc.benchmark)].device == "gpu" else 0
@@ -385,7 +385,7 @@ rule rerank_shard:
         kind=lambda wc: MODEL_ENTRIES[wc.model]["pair_score"],
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:

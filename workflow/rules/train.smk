@@ -12,7 +12,7 @@ TRAIN_PARAMS = {
     # Not outputs: they must survive a killed job so that a rerun resumes from them.
     "resume": lambda wc: f"results/checkpoints/{wc.run}/resume/{train_segment(wc)}.pt",
     "epoch_dir": lambda wc: f"results/checkpoints/{wc.run}/epochs",
-    "threads": config["compute"]["threads"],
+    "threads": TRAIN_THREADS,
     "device": config["compute"]["device"],
     "deterministic": COMPUTE["deterministic"],
 }
@@ -36,7 +36,7 @@ rule train_clip:
         run=RUN_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: TRAIN_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(train_resources(wc)["mem_mb"], attempt),
@@ -79,14 +79,14 @@ if CAPTIONERS:
             captioner=CAPTIONER_PATTERN,
         conda:
             "../../envs/torch.yaml"
-        threads: config["compute"]["threads"]
+        threads: TRAIN_THREADS
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
             runtime=lambda wc, attempt: by_attempt(240, attempt),
         params:
             spec=lambda wc: CAPTIONERS[wc.captioner],
-            threads=config["compute"]["threads"],
+            threads=TRAIN_THREADS,
             deterministic=COMPUTE["deterministic"],
         script:
             "../scripts/train_captioner.py"

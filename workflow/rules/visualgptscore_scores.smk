@@ -49,7 +49,7 @@ rule score_generative:
         ),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
@@ -69,7 +69,7 @@ rule score_generative:
         llm=list(TEXT_PRIORS),
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -94,7 +94,7 @@ rule llm_prior:
         lm=union(TEXT_PRIORS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(
@@ -105,7 +105,7 @@ rule llm_prior:
         ),
     params:
         entry=lambda wc: TEXT_PRIORS[wc.lm],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
     script:
         "../scripts/llm_prior.py"
@@ -179,7 +179,7 @@ rule score_generative_choice_shard:
         shard=SHARD_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
@@ -192,7 +192,7 @@ rule score_generative_choice_shard:
         train_images=PRIOR_TRAIN_IMAGES,
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -270,7 +270,7 @@ rule score_generative_retrieval_shard:
         shard=SHARD_PATTERN,
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=lambda wc: (
             GPUS if RETRIEVAL_JOBS[(wc.model, wc.benchmark)].device == "gpu" else 0
@@ -287,7 +287,7 @@ rule score_generative_retrieval_shard:
         gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -342,7 +342,7 @@ rule retrieval_null_prior:
         benchmark=union(RETRIEVAL_BENCHMARKS),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(
@@ -358,7 +358,7 @@ rule retrieval_null_prior:
         null=NULL_IMAGES,
         n=RETRIEVAL_NULL_IMAGES,
         batch_size=EMBED["pair_batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:
@@ -382,7 +382,7 @@ rule null_sampling_prior:
         benchmark=union([NULL_SAMPLING.get("benchmark", "")]),
     conda:
         "../../envs/torch.yaml"
-    threads: config["compute"]["threads"]
+    threads: MODEL_THREADS
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(
@@ -398,7 +398,7 @@ rule null_sampling_prior:
         seeds=NULL_SAMPLING.get("seeds", []),
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
-        threads=config["compute"]["threads"],
+        threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=COMPUTE["autocast"],
     script:

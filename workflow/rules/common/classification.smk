@@ -21,7 +21,7 @@ def probe_threads(dataset):
     """Torch threads of a probe job: one for the world's shapes (a few hundred rows by a few
     classes: a second thread only adds synchronisation, measured 35x slower on a busy
     2-core machine), compute.threads for the real sets."""
-    return 1 if dataset == "world_shapes" else config["compute"]["threads"]
+    return 1 if dataset == "world_shapes" else TRAIN_THREADS
 
 
 def classification_inputs(wildcards):
