@@ -34,6 +34,11 @@ def torch_threads(n: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def model_threads(config: dict) -> int:
+    """The torch threads of a job that runs a model (compute.inference_threads)."""
+    return config["compute"].get("inference_threads", config["compute"]["threads"])
+
+
 def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monkeypatch):
     """tiny_clip's embed_model ran in 3 shards (tests/paper_run.py); the same scorer embeds
     the same sets in one pass here, and every file matches byte for byte."""
@@ -62,7 +67,7 @@ def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monk
     tables = [read_parquet(work / "results" / "imagesets" / f"{name}.parquet")
               for name in sets]
     batch = config["embed"]["batch_size"]
-    with torch_threads(config["compute"]["threads"]):
+    with torch_threads(model_threads(config)):
         arrays, _ = embed_image_sets(scorer, tables, batch_size=batch)
     texts = sorted((folder / "texts").glob("*.npy"))
     assert images and texts
@@ -72,7 +77,7 @@ def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monk
                         out / f"{path.stem}.ids.json")
         assert (out / path.name).read_bytes() == path.read_bytes(), path.name
     sources = [text_source(work / "results" / "benchmarks", p.stem) for p in texts]
-    with torch_threads(config["compute"]["threads"]):
+    with torch_threads(model_threads(config)):
         embed_text_sets(scorer, [read_parquet(s) for s in sources],
                         [out / p.name for p in texts], [out / f"{p.stem}.ids.json" for p in texts],
                         batch_size=config["embed"].get("text_batch_size", 32))
@@ -110,7 +115,7 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
         results / "data" / "coco" / "captions.parquet", spec["queries"],
         config["visualgptscore"].get("retrieval", {}).get("images"))
     scorer = build_scorer("blip_lm", expand_models(config)["blip_lm"], "cpu")
-    with torch_threads(config["compute"]["threads"]):
+    with torch_threads(model_threads(config)):
         whole = score_retrieval_shard(scorer, galleries, "0-of-1",
                                       batch_size=config["embed"]["pair_batch_size"],
                                       image_batch=config["embed"]["batch_size"])

@@ -40,6 +40,32 @@ def test_diffusers_backend_dry_runs_and_asks_for_a_gpu(tmp_path):
     assert "gpu=1" in job[: job.index("\n\n")]
 
 
+def test_model_jobs_book_inference_threads_and_training_jobs_threads(tmp_path):
+    """compute.inference_threads books the jobs that only run a model (embedding, scoring,
+    generation) and the detectors' heads; the training jobs keep compute.threads, so their
+    weights do not change, and go first (their priority)."""
+    from vlcomp.plan.dry_run import parse_dry_run
+
+    config = yaml.safe_load(TINY.read_text())
+    config["compute"] = {"device": "cpu", "threads": 2, "inference_threads": 1, "gpus": 0}
+    path = tmp_path / "threads.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = snakemake("-n", "--cores", "2", "--configfile", str(path), cwd=tmp_path)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    threads: dict[str, set[int]] = {}
+    for job in parse_dry_run(out):
+        threads.setdefault(job.rule, set()).add(job.threads)
+    for rule in ("train_clip", "train_clip_segment", "train_captioner"):
+        assert threads[rule] == {2}, rule
+    for rule in ("embed_model", "embed_images", "generate_candidates_shard", "filter_generated",
+                 "score_generative", "generate_captions", "train_detectors"):
+        assert threads[rule] == {1}, rule
+    assert max(max(t) for r, t in threads.items() if not r.startswith("train_c")) == 1
+    block = out[out.index("rule train_clip:"):]
+    assert "priority: 10" in block[: block.index("\n\n")]
+
+
 def test_download_rules_fetch_through_a_mirror_and_check_checksums(tmp_path):
     """SugarCrepe's JSONs 'downloaded' from ../shared/data through a file:// mirror match
     their published sha256; a file without one is recorded in the lock file, which survives

@@ -123,9 +123,13 @@ GPUS = config["compute"].get("gpus", 1 if config["compute"]["device"] == "cuda" 
 # the compute and embedding settings over their defaults (config/schema.yaml)
 COMPUTE = config_section(config, "compute")
 # torch threads per job: a training job (its weights depend on them) gets compute.threads,
-# a job that only runs a model compute.inference_threads (by default the same)
+# a job that only runs a model (or trains the detectors' small heads, the same bytes on one
+# thread or two) compute.inference_threads (by default the same)
 TRAIN_THREADS = COMPUTE["threads"]
 MODEL_THREADS = COMPUTE.get("inference_threads", TRAIN_THREADS)
+# Training jobs start first when lighter jobs are ready too (their `priority:`): a one-thread
+# job started first would leave a core idle while the training job waits for both.
+TRAIN_PRIORITY = 10
 EMBED = config_section(config, "embed")
 # Caption datasets: the synthetic world (when configured) and the real ones (config.datasets)
 DATASETS = {

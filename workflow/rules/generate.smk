@@ -219,7 +219,7 @@ if DETECTORS:
             "benchmarks/train_detectors/{model}.tsv"
         conda:
             "../../envs/torch.yaml"
-        threads: TRAIN_THREADS
+        threads: MODEL_THREADS
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(
@@ -232,7 +232,7 @@ if DETECTORS:
             options=DETECTORS,
             entry=lambda wc: model_entry(wc.model),
             batch_size=EMBED["batch_size"],
-            threads=TRAIN_THREADS,
+            threads=MODEL_THREADS,
             device=config["compute"]["device"],
         script:
             "../scripts/train_detectors.py"

@@ -34,6 +34,7 @@ rule train_clip:
         "benchmarks/train_clip/{run}.tsv"
     wildcard_constraints:
         run=RUN_PATTERN,
+    priority: TRAIN_PRIORITY
     conda:
         "../../envs/torch.yaml"
     threads: TRAIN_THREADS
@@ -77,6 +78,7 @@ if CAPTIONERS:
             "benchmarks/train_captioner/{captioner}.tsv"
         wildcard_constraints:
             captioner=CAPTIONER_PATTERN,
+        priority: TRAIN_PRIORITY
         conda:
             "../../envs/torch.yaml"
         threads: TRAIN_THREADS
