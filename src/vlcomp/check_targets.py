@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from vlcomp.checkout import workflow_file
+from vlcomp.checkout import add_workflow_options, resolve_workflow_options
 
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
@@ -68,15 +68,11 @@ def signature(workdir: Path, model: str) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vlcomp check-targets", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", type=Path,
-                        help="default: config/config.yaml of the checkout (installed: of ./)")
-    parser.add_argument("--snakefile", type=Path,
-                        help="default: the checkout's Snakefile (installed: ./Snakefile)")
+    add_workflow_options(parser, "--config")
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--model", default="world_clip")
     args = parser.parse_args(argv)
-    args.config = args.config or workflow_file("config/config.yaml", "--config")
-    args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
+    resolve_workflow_options(args, "--config")
     root = args.workdir or Path(tempfile.mkdtemp(prefix="vlcomp-targets-"))
     runs = [root / "run1", root / "run2"]
     seconds = []

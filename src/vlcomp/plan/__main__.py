@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from vlcomp.checkout import workflow_file
+from vlcomp.checkout import add_workflow_options, resolve_workflow_options
 from vlcomp.config import resolve_extends
 from vlcomp.plan.costs import Cost, measured_costs, traced_costs
 from vlcomp.plan.downloads import DOWNLOAD_RULES, format_downloads, plan_downloads
@@ -136,10 +136,7 @@ def format_plan(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m vlcomp.plan", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--configfile", type=Path,
-                        help="default: config/config.yaml of the checkout (installed: of ./)")
-    parser.add_argument("--snakefile", type=Path,
-                        help="default: the checkout's Snakefile (installed: ./Snakefile)")
+    add_workflow_options(parser, "--configfile")
     parser.add_argument("--downloads", action="store_true",
                         help="list every download (target, size, pin) before the plan")
     parser.add_argument("--measured", type=Path, default=None,
@@ -152,8 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         costs, note = gpu_costs(args.measured, args.gpu_kind)
     except ValueError as err:  # not a full gpu_check run on a GPU
         raise SystemExit(f"--measured: {err}") from None
-    args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
-    args.configfile = args.configfile or workflow_file("config/config.yaml", "--configfile")
+    resolve_workflow_options(args, "--configfile")
     # `extends:` is looked up beside the config file, then in the workflow's config/ (as the
     # Snakefile does)
     config = resolve_extends(yaml.safe_load(args.configfile.read_text()),

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vlcomp.checkout import workflow_file
+from vlcomp.checkout import add_workflow_options, resolve_workflow_options
 
 SIZES = ((1920, 1080), (1280, 800))
 
@@ -22,12 +22,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vlcomp report", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--configfile", type=Path, default=None)
-    parser.add_argument("--snakefile", type=Path,
-                        help="default: the checkout's Snakefile (installed: ./Snakefile)")
+    add_workflow_options(parser, None)
     parser.add_argument("--workdir", type=Path, default=Path("."))
     parser.add_argument("--no-screenshots", action="store_true")
     args = parser.parse_args(argv)
-    args.snakefile = args.snakefile or workflow_file("Snakefile", "--snakefile")
+    resolve_workflow_options(args, None)
     # only what is missing or older than its inputs: a finished run keeps its results
     command = [str(Path(sys.executable).with_name("snakemake")), "results/index.html",
                "-s", str(args.snakefile), "--directory", str(args.workdir), "--cores", "1",
