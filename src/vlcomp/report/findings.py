@@ -555,9 +555,11 @@ def difference(numbers: RunNumbers, benchmark: str, metric: str, a: str, b: str,
     return row["effect"], row["ci_low"], row["ci_high"]
 
 
-def _number(value: float, digits: int = 1, sign: bool = True) -> str:
+def signed_number(value: float, digits: int = 1, sign: bool = True, missing: str = "–") -> str:
+    """``value`` with ``digits`` decimals (signed unless ``sign`` is False); ``missing`` for
+    none or not finite."""
     if value is None or not np.isfinite(value):
-        return "–"
+        return missing
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
@@ -571,7 +573,7 @@ def _effect_text(r: Any) -> str:
     """``+9.2 [+5.5, +12.6]`` (``–`` for a claim not run)."""
     if r.verdict == NOT_RUN:
         return "–"
-    return f"{_number(r.effect)} [{_number(r.ci_low)}, {_number(r.ci_high)}]"
+    return f"{signed_number(r.effect)} [{signed_number(r.ci_low)}, {signed_number(r.ci_high)}]"
 
 
 def verdict_counts(findings: pd.DataFrame, column: str = "verdict") -> tuple[int, int, int]:
@@ -606,7 +608,7 @@ def markdown_findings(findings: pd.DataFrame, confidence: float = 0.95) -> str:
         "verdict": [f"**{v}**" if v == FAILS else v for v in findings.verdict],
         "after Holm": [f"**{v}**" if v == FAILS else v for v in findings.verdict_holm],
         "paper's effect": [
-            "; ".join(x for x in (_number(r.published_effect), r.published) if x != "–")
+            "; ".join(x for x in (signed_number(r.published_effect), r.published) if x != "–")
             or "–" for r in findings.itertuples()],
     })
     notes = list(dict.fromkeys(f"- `{r.id.split('[', 1)[0]}`: {r.note}"

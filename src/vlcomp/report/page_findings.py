@@ -3,11 +3,9 @@ width, with their counts."""
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
-from vlcomp.report.findings import FAILS, HOLDS, verdict_counts
+from vlcomp.report.findings import FAILS, HOLDS, signed_number, verdict_counts
 from vlcomp.report.html import cell, esc, table
 
 
@@ -27,18 +25,12 @@ def counts_line(counts: dict[str, int]) -> str:
             f'{counts["holm"]} hold.</p>')
 
 
-def _number(value: float, sign: bool = True) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return f"{value:+.1f}" if sign else f"{value:.1f}"
-
-
 def effect_text(row: pd.Series) -> str:
     """``effect [low, high]`` in points."""
     if pd.isna(row["effect"]):
         return ""
-    return (f'{_number(row["effect"])} <span class="ci">[{_number(row["ci_low"])}, '
-            f'{_number(row["ci_high"])}]</span>')
+    effect, low, high = (signed_number(row[k], missing="") for k in ("effect", "ci_low", "ci_high"))
+    return f'{effect} <span class="ci">[{low}, {high}]</span>'
 
 
 def _where(row: pd.Series) -> str:
@@ -58,7 +50,7 @@ def findings_html(findings: pd.DataFrame) -> str:
     for _, r in findings.iterrows():
         verdict, holm = str(r["verdict"]), str(r["verdict_holm"])
         published = esc(r["published"]) if not pd.isna(r["published"]) else ""
-        paper_effect = _number(r["published_effect"])
+        paper_effect = signed_number(r["published_effect"], missing="")
         rows.append([
             cell(f'{esc(r["paper"])}<div class="paper">{esc(r["where"])}</div>'),
             cell(esc(r["claim"])),

@@ -140,12 +140,13 @@ def benchmark_outcomes(items: pd.DataFrame, scores: Mapping[str, pd.DataFrame]
     """Every model's `Outcome` on the sampled ``items`` (models without scores for an item
     leave it out)."""
     out: dict[str, dict[str, Outcome]] = {}
-    wanted = set(items["item_id"].astype(str))
     spec = {str(r.item_id): r for r in items.itertuples()}
     for model, frame in scores.items():
-        mine = frame[frame["item_id"].astype(str).isin(wanted)]
-        out[model] = {str(r.item_id): item_outcome(r.scores, spec[str(r.item_id)].protocol,
-                                                   int(spec[str(r.item_id)].label),
-                                                   spec[str(r.item_id)].tie_policy)
-                      for r in mine.itertuples()}
+        ids = frame["item_id"].astype(str)
+        keep = ids.isin(spec)
+        out[model] = {}
+        for item_id, matrix in zip(ids[keep], frame.scores[keep], strict=True):
+            item = spec[item_id]
+            out[model][item_id] = item_outcome(matrix, item.protocol, int(item.label),
+                                               item.tie_policy)
     return out
