@@ -15,6 +15,8 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from vlcomp.config import model_threads
+
 from .workflow_runs import snakemake
 
 pytestmark = pytest.mark.slow
@@ -32,11 +34,6 @@ def torch_threads(n: int) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
-
-
-def model_threads(config: dict) -> int:
-    """The torch threads of a job that runs a model (compute.inference_threads)."""
-    return config["compute"].get("inference_threads", config["compute"]["threads"])
 
 
 def test_sharded_embeddings_equal_one_jobs_on_the_real_format_run(real_run, monkeypatch):

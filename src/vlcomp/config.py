@@ -82,6 +82,13 @@ def released_rows(config: dict[str, Any], run: dict[str, Any]) -> str | None:
     return None
 
 
+def model_threads(config: Mapping[str, Any]) -> int:
+    """Torch threads of a job that only runs a model: ``compute.inference_threads``, by
+    default ``compute.threads`` (the training jobs')."""
+    compute = config["compute"]
+    return int(compute.get("inference_threads", compute["threads"]))
+
+
 def retrieval_null_images(config: Mapping[str, Any]) -> int:
     """``visualgptscore.retrieval.null_images``: null images of VisualGPTScore Table 6's
     retrieval prior (0: none)."""

@@ -20,6 +20,7 @@ from vlcomp.config import (  # noqa: E402
     is_captioner,
     model_groups,
     model_role,
+    model_threads,
     null_sampling,
     null_sampling_models,
     prior_column,
@@ -126,7 +127,7 @@ COMPUTE = config_section(config, "compute")
 # a job that only runs a model (or trains the detectors' small heads, the same bytes on one
 # thread or two) compute.inference_threads (by default the same)
 TRAIN_THREADS = COMPUTE["threads"]
-MODEL_THREADS = COMPUTE.get("inference_threads", TRAIN_THREADS)
+MODEL_THREADS = model_threads(config)
 # Training jobs start first when lighter jobs are ready too (their `priority:`): a one-thread
 # job started first would leave a core idle while the training job waits for both.
 TRAIN_PRIORITY = 10
