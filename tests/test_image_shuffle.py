@@ -1,4 +1,5 @@
-"""Seeded row / column / patch image shuffles (ARO Table 4) without zero-filled borders."""
+"""Seeded row / column / patch image shuffles (ARO Table 4): of the raw picture without zero-filled
+borders, and of each model's preprocessed tensor as ARO shuffles it."""
 
 import itertools
 from collections import Counter
@@ -192,3 +193,97 @@ def test_registry_and_aro_names():
                 "shuffle_patches": shuffle_patches}
     assert expected == IMAGE_PERTURBATIONS
     assert set(ARO_NAMES.values()) == set(IMAGE_PERTURBATIONS)
+
+
+# ------------------------------------------- ARO's shuffles of each model's preprocessed tensor
+
+
+def test_tensor_shuffles_permute_aro_blocks_and_zero_the_border():
+    """ARO's reference checks: 4 row bands of a 3 x 224 x 224 tensor are a permutation of its
+    56-row bands; 3 x 3 patches of 224 // 3 = 74 pixels leave rows and columns 222-223 at 0."""
+    import torch
+
+    from vlcomp.image.shuffle_views import ShuffleSpec
+    from vlcomp.image.tensor_shuffle import permutation, shuffle_tensor
+
+    pixels = torch.arange(1, 3 * 224 * 224 + 1, dtype=torch.float32).reshape(3, 224, 224)
+    spec = ShuffleSpec("shuffle_rows", 0, "im7")
+    rows = shuffle_tensor(pixels, spec)
+    order = permutation(spec)
+    assert sorted(order) == [0, 1, 2, 3]
+    for k, source in enumerate(order):
+        assert torch.equal(rows[:, 56 * k:56 * (k + 1)], pixels[:, 56 * source:56 * (source + 1)])
+    patches = shuffle_tensor(pixels, ShuffleSpec("shuffle_patches", 1, "im7"))
+    assert (patches[:, 222:, :] == 0).all() and (patches[:, :, 222:] == 0).all()
+    assert (patches[:, :222, :222] != 0).all()
+    blocks = {tuple(pixels[:, 74 * i:74 * (i + 1), 74 * j:74 * (j + 1)].flatten()[:3].tolist())
+              for i in range(3) for j in range(3)}
+    assert {tuple(patches[:, 74 * a:74 * (a + 1), 74 * b:74 * (b + 1)].flatten()[:3].tolist())
+            for a in range(3) for b in range(3)} == blocks
+    columns = shuffle_tensor(pixels[:, :, :222], ShuffleSpec("shuffle_columns", 0, "im7"))
+    assert (columns[:, :, 220:] == 0).all()  # 222 // 4 = 55: 2 columns left over
+    assert torch.equal(shuffle_tensor(pixels, spec), rows)  # seeded by the picture's id
+
+
+def test_a_shuffled_view_names_its_file_and_shuffle_and_is_its_own_content(tmp_path):
+    from vlcomp.image.shuffle_views import SHUFFLE_INFO, ShuffleSpec, split_view, view_path
+    from vlcomp.score.embeddings import content_key, distinct_images, open_image
+
+    path = tmp_path / "a.png"
+    Image.fromarray(coord_image(30, 40)).save(path)
+    spec = ShuffleSpec("shuffle_patches", 2, "coco/123")
+    view = view_path(str(path), spec)
+    assert split_view(view) == (str(path), spec) and split_view(str(path)) == (str(path), None)
+    picture = open_image(view)
+    assert picture.info[SHUFFLE_INFO] == spec and picture.size == (40, 30)
+    assert np.array_equal(np.asarray(picture), np.asarray(open_image(path)))  # not shuffled
+    assert content_key(view) != content_key(path)
+    other = view_path(str(path), ShuffleSpec("shuffle_patches", 3, "coco/123"))
+    import pandas as pd
+
+    rows, positions = distinct_images([pd.DataFrame({"path": [str(path), view, other, view]})])
+    assert len(rows) == 3 and positions == [[0, 1, 2, 1]]
+
+
+def test_every_scorer_shuffles_the_tagged_pictures_after_its_preprocessing(tmp_path):
+    """A dual encoder embeds a shuffled view as its own preprocessed tensor, shuffled; the
+    batch helper of the processor families shuffles only tagged rows."""
+    import torch
+
+    from vlcomp.image.shuffle_views import ShuffleSpec, view_path
+    from vlcomp.image.tensor_shuffle import Shuffling, shuffle_tensor, shuffled_pixels
+    from vlcomp.score.embeddings import open_image
+
+    path = tmp_path / "a.png"
+    Image.fromarray(coord_image(48, 64)).save(path)
+    spec = ShuffleSpec("shuffle_rows", 0, "a")
+    plain, tagged = open_image(path), open_image(view_path(str(path), spec))
+
+    def to_tensor(im: Image.Image) -> torch.Tensor:
+        return torch.from_numpy(np.array(im.resize((32, 32)))).permute(2, 0, 1).float()
+
+    assert torch.equal(Shuffling(to_tensor)(plain), to_tensor(plain))
+    assert torch.equal(Shuffling(to_tensor)(tagged), shuffle_tensor(to_tensor(plain), spec))
+    batch = torch.stack([to_tensor(plain), to_tensor(plain)])
+    out = shuffled_pixels(batch, [plain, tagged])
+    assert torch.equal(out[0], batch[0]) and torch.equal(out[1], shuffle_tensor(batch[1], spec))
+    assert shuffled_pixels(batch, [plain, plain]) is batch
+
+
+def test_a_scorer_that_cannot_shuffle_its_tensors_gets_the_picture_shuffled(tmp_path):
+    """A family of one's own (no ``shuffles_pixels``) never sees a shuffled view unshuffled:
+    it gets the picture shuffled before it; the built-in families get the tagged picture."""
+    from vlcomp.image.shuffle_views import ShuffleSpec, raw_shuffled, view_path
+    from vlcomp.models.base import DualEncoderScorer
+    from vlcomp.score.embeddings import open_image
+    from vlcomp.seeding import stable_rng
+
+    path = tmp_path / "a.png"
+    Image.fromarray(coord_image(40, 40)).save(path)
+    spec = ShuffleSpec("shuffle_columns", 1, "a")
+    tagged, plain = open_image(view_path(str(path), spec)), open_image(path)
+    assert DualEncoderScorer.shuffles_pixels
+    assert raw_shuffled([tagged, plain], DualEncoderScorer)[0] is tagged
+    mine, same = raw_shuffled([tagged, plain], object())
+    expected = shuffle_columns(plain, stable_rng("image", "shuffle_columns", 1, "a"))
+    assert np.array_equal(np.asarray(mine), np.asarray(expected)) and same is plain

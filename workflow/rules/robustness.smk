@@ -120,6 +120,8 @@ rule perturb_images:
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
         runtime=lambda wc, attempt: by_attempt(120, attempt),
+    params:
+        where=ROBUSTNESS.get("image_shuffle", "preprocessed"),
     script:
         "../scripts/perturb_images.py"
 

@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.image.tensor_shuffle import Shuffling
 from vlcomp.models.text_trim import encode_text
 from vlcomp.models.world_clip import image_layout
 
@@ -46,6 +47,8 @@ def _normalise(features: torch.Tensor) -> np.ndarray:
 class DualEncoderScorer:
     """Scorer over any model with `encode_image` / `encode_text` (open_clip CLIP and friends)."""
 
+    shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
+
     def __init__(
         self,
         name: str,
@@ -76,7 +79,7 @@ class DualEncoderScorer:
         if len(images) == 0:
             return self._empty()
         return np.concatenate([
-            self.embed_pixels(torch.stack([self.preprocess(im) for im in
+            self.embed_pixels(torch.stack([Shuffling(self.preprocess)(im) for im in
                                            images[start : start + batch_size]]))
             for start in _batches(len(images), batch_size)])
 

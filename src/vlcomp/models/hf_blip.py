@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.image.tensor_shuffle import shuffled_pixels
 from vlcomp.models.hf_loading import load_pretrained
 from vlcomp.models.vision_reuse import DistinctImagePairs
 
@@ -58,6 +59,8 @@ def enc_token_id(tokenizer: Any, model: str) -> int:
 
 class BlipItmScorer(DistinctImagePairs):
     """ITC embeddings and ITM pair scores of a ``BlipForImageTextRetrieval`` (lazy loading)."""
+
+    shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
 
     pair_kinds = PAIR_SCORES
 
@@ -88,8 +91,8 @@ class BlipItmScorer(DistinctImagePairs):
         return self._model.vision_model
 
     def _pixels(self, images: Sequence[Image.Image]) -> torch.Tensor:
-        return self._processor(images=list(images), return_tensors="pt").pixel_values.to(
-            self.device)
+        pixels = self._processor(images=list(images), return_tensors="pt").pixel_values
+        return shuffled_pixels(pixels, images).to(self.device)
 
     def _tokens(self, texts: Sequence[str]):
         return self._processor(text=list(texts), padding=True, truncation=True,

@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.image.tensor_shuffle import shuffled_pixels
 from vlcomp.models.hf_loading import load_pretrained
 from vlcomp.pins import SHORT_NAMES
 
@@ -53,6 +54,8 @@ def _features(output: Any) -> torch.Tensor:
 
 class HFDualEncoderScorer:
     """The `Scorer` interface over ``AutoModel`` + ``AutoProcessor`` (loaded lazily)."""
+
+    shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
 
     def __init__(self, name: str, entry: dict[str, Any], device: str = "cpu") -> None:
         model = entry.get("model")
@@ -89,8 +92,8 @@ class HFDualEncoderScorer:
 
         def encode(batch):
             inputs = self._processor(images=list(batch), return_tensors="pt")
-            return self._model.get_image_features(pixel_values=inputs.pixel_values.to(
-                self.device))
+            pixels = shuffled_pixels(inputs.pixel_values, batch)
+            return self._model.get_image_features(pixel_values=pixels.to(self.device))
 
         return self._embed((images[s : s + batch_size] for s in range(0, len(images),
                                                                        batch_size)), encode)

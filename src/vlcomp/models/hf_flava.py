@@ -36,6 +36,7 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
+from vlcomp.image.tensor_shuffle import shuffled_pixels
 from vlcomp.models.hf_dual_encoder import HFDualEncoderScorer
 from vlcomp.models.hf_loading import load_pretrained
 from vlcomp.models.vision_reuse import DistinctImagePairs
@@ -72,7 +73,8 @@ class FlavaScorer(DistinctImagePairs, HFDualEncoderScorer):
                                max_length=self.max_length, return_tensors="pt").to(self.device)
 
     def _vision_states(self, batch: Sequence[Image.Image]) -> torch.Tensor:
-        pixels = self._processor(images=list(batch), return_tensors="pt").pixel_values
+        pixels = shuffled_pixels(
+            self._processor(images=list(batch), return_tensors="pt").pixel_values, batch)
         out = self._model.image_model(pixel_values=pixels.to(self.device),
                                       output_hidden_states=True)
         return out.hidden_states[-1]  # before the final layer norm (FlavaModel's mm input)

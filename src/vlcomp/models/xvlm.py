@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from PIL import Image
 
+from vlcomp.image.tensor_shuffle import Shuffling
 from vlcomp.models.hub import pretrained_source
 from vlcomp.models.vision_reuse import DistinctImagePairs
 from vlcomp.models.xvlm_convert import load_xvlm
@@ -56,6 +57,8 @@ def image_transform(image_res: int) -> Any:
 
 class XVLMScorer(DistinctImagePairs):
     """ITC embeddings and ITM pair scores of an X-VLM retrieval checkpoint (lazy loading)."""
+
+    shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
 
     pair_kinds = PAIR_SCORES
 
@@ -108,7 +111,8 @@ class XVLMScorer(DistinctImagePairs):
         return self.model.vision_encoder
 
     def _pixels(self, images: Sequence[Image.Image]) -> torch.Tensor:
-        return torch.stack([self._transform(im.convert("RGB")) for im in images]).to(
+        return torch.stack([Shuffling(self._transform)(im.convert("RGB"))
+                            for im in images]).to(
             self.device)
 
     def _tokens(self, texts: Sequence[str]) -> Any:

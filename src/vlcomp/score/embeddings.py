@@ -12,6 +12,7 @@ import pandas as pd
 from PIL import Image
 from tqdm import tqdm
 
+from vlcomp.image.shuffle_views import SHUFFLE_INFO, raw_shuffled, split_view
 from vlcomp.io import atomic_path, open_rgb, write_npy
 
 
@@ -24,12 +25,17 @@ def open_image(path: str | Path, box: Sequence[float] | None = None) -> Image.Im
     """An image file as RGB, cropped to ``box`` (``[x, y, w, h]`` pixels) when one is given.
 
     The crop is ``(x, y, x + w, y + h)``, PIL rounding the corners, as ARO crops VG regions.
+    The path of a shuffled view (`vlcomp.image.shuffle_views.view_path`) opens its file and
+    tags the picture with the shuffle, which the model applies to its preprocessed pixels.
     Raises OSError naming the file when it cannot be read.
     """
-    img = open_rgb(path)
+    file, spec = split_view(str(path))
+    img = open_rgb(file)
     if box is not None:
         x, y, w, h = (float(v) for v in box)
         img = img.crop((x, y, x + w, y + h))
+    if spec is not None:
+        img.info[SHUFFLE_INFO] = spec
     return img
 
 
@@ -69,8 +75,10 @@ def embed_image_set(
     if not paths:
         raise ValueError("image set is empty")
     if callable(getattr(scorer, "image_batches", None)):
-        loader = scorer.image_batches(ImageFiles(paths, boxes, scorer.preprocess), batch_size,
-                                      workers)
+        from vlcomp.image.tensor_shuffle import Shuffling
+
+        loader = scorer.image_batches(ImageFiles(paths, boxes, Shuffling(scorer.preprocess)),
+                                      batch_size, workers)
         parts = [scorer.embed_pixels(batch)
                  for batch in tqdm(loader, desc="embed images", mininterval=5)]
         return np.concatenate(parts).astype(np.float32)
@@ -78,13 +86,17 @@ def embed_image_set(
     for start in tqdm(range(0, len(paths), chunk), desc="embed images", mininterval=5):
         batch = [open_image(p, box) for p, box in zip(paths[start : start + chunk],
                                                       boxes[start : start + chunk], strict=True)]
-        parts.append(scorer.embed_images(batch, batch_size=batch_size))
+        parts.append(scorer.embed_images(raw_shuffled(batch, scorer), batch_size=batch_size))
     return np.concatenate(parts).astype(np.float32)
 
 
 def content_key(path: str | Path, box: Sequence[float] | None = None) -> tuple[str, tuple | None]:
-    """An image's identity by content: the sha256 of its file's bytes, and its crop box."""
-    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    """An image's identity by content: the sha256 of its file's bytes (and a shuffled view's
+    shuffle), and its crop box."""
+    file, spec = split_view(str(path))
+    digest = hashlib.sha256(Path(file).read_bytes()).hexdigest()
+    if spec is not None:
+        digest += f"+{spec.key()}"
     return digest, None if box is None else tuple(float(v) for v in box)
 
 

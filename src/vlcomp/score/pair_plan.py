@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from vlcomp.image.shuffle_views import raw_shuffled
 from vlcomp.score.embeddings import content_key, open_image
 from vlcomp.score.pairs import ImageRef, pair_method
 from vlcomp.shards import shard_block
@@ -219,7 +220,8 @@ def score_plan(scorer: Any, plan: PairPlan, *, batch_size: int = 64, image_batch
     method = None if stateful else pair_method(scorer)
     with tqdm(total=len(flat), desc=desc, unit="pair", mininterval=5) as bar:
         for chunk in picture_chunks(order, counts, chunk_pairs, image_batch):
-            images = [open_image(plan.refs[p].path, plan.refs[p].box) for p in chunk]
+            images = raw_shuffled([open_image(plan.refs[p].path, plan.refs[p].box)
+                                   for p in chunk], scorer)
             slots = scored.slots(chunk)
             texts = [plan.texts[t] for t in flat[slots]]
             if stateful:
