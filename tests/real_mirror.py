@@ -331,10 +331,10 @@ def _xvlm(root: Path) -> None:
     """ARO's X-VLM COCO retrieval checkpoint and its YAML at their Drive ids, the Swin and
     BERT JSONs in X-VLM's repository (a tiny X-VLM, tests/tiny_xvlm.py); its tokenizer
     (ARO's is the hub's bert-base-uncased) in ``xvlm_tokenizer``, given by the configuration."""
-    from .tiny_xvlm import write_model
+    from .tiny_xvlm import RETRIEVAL_COCO, write_model
 
     folder = root / "xvlm_tiny"
-    checkpoint, config = write_model(folder, words=caption_words())
+    checkpoint, config = write_model(folder, config=RETRIEVAL_COCO, words=caption_words())
     gdrive, configs = root / "gdrive", root / "xvlm_configs"
     configs.mkdir(parents=True, exist_ok=True)
     (gdrive / _gdrive_name("xvlm_coco", 0)).write_bytes(checkpoint.read_bytes())

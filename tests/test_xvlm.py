@@ -271,3 +271,25 @@ def test_the_configuration_checks_an_xvlm_entry():
         edit(config["models"]["xvlm_coco"])
         with pytest.raises(ConfigError, match=message):
             validate_config(config, schema)
+
+
+def test_x_vlm_ranks_with_the_k_test_of_its_downloaded_yaml(tmp_path):
+    """ARO's X-VLM wrapper takes k_test from the retrieval YAML it downloads: a configured
+    k_test that says otherwise stops the job, naming both and the file."""
+    import yaml
+
+    from vlcomp.models.xvlm_k_test import check_k_test, yaml_k_test
+
+    from .tiny_xvlm import RETRIEVAL, RETRIEVAL_COCO
+
+    coco = tmp_path / "xvlm-coco-config.yaml"
+    coco.write_text(yaml.safe_dump(RETRIEVAL_COCO))
+    assert yaml_k_test(coco) == 256
+    check_k_test("xvlm_coco", 256, coco)
+    with pytest.raises(ValueError, match=r"xvlm_coco: re-ranking with k_test 128 .* says "
+                                         r"k_test 256: set models.xvlm_coco.k_test to 256"):
+        check_k_test("xvlm_coco", {"coco": 256, "flickr": 128}, coco)
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump({k: v for k, v in RETRIEVAL.items() if k != "k_test"}))
+    assert yaml_k_test(bare) is None
+    check_k_test("xvlm_coco", 64, bare)

@@ -30,6 +30,9 @@ RETRIEVAL = {"train_file": ["data/finetune/flickr30k_train.json"],
              "text_config": "configs/config_bert.json", "text_encoder": "data/bert-base-uncased",
              "batch_size_test": 12, "max_tokens": 12, "embed_dim": 12, "temp": 0.07,
              "k_test": 128, "optimizer": {"opt": "adamW", "lr": 3e-5}}
+# X-VLM's configs/Retrieval_coco.yaml differs from the Flickr30k one in its data and k_test
+RETRIEVAL_COCO = {**RETRIEVAL, "k_test": 256,
+                  "train_file": ["data/finetune/coco_karpathy/coco_karpathy_train.json"]}
 
 def relative_index(w: int) -> torch.Tensor:
     """Swin's relative position index of a w x w window (Liu et al. 2021)."""

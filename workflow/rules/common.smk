@@ -518,6 +518,15 @@ def model_inputs(wildcards):
     return model_files(wildcards.model)
 
 
+def xvlm_yaml(model):
+    """An X-VLM's retrieval YAML (its k_test is checked against the configured one), else
+    nothing."""
+    entry = MODEL_ENTRIES[model]
+    return (
+        [entry["config"]] if entry["family"] == "xvlm" and entry.get("config") else []
+    )
+
+
 def sugarcrepe_imageset():
     """The natural images of the SugarCrepe items (the positives of BiVLC's generation)."""
     return f"results/imagesets/{benchmark_imagesets('sugarcrepe')[0]}.parquet"

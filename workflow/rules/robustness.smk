@@ -137,6 +137,7 @@ rule robustness_rerank_candidates:
         queries=robustness_gallery_files("queries"),
         t2i_extra=robustness_gallery_files("t2i_extra"),
         perturbed="results/perturbed/robustness/queries.parquet",
+        model_yaml=lambda wc: xvlm_yaml(wc.model),
     output:
         "results/scores/{model}/robustness_rerank/candidates.npz",
     log:

@@ -326,6 +326,7 @@ rule rerank_candidates:
         queries="results/benchmarks/{benchmark}/queries.parquet",
         images=lambda wc: benchmark_image_embeddings(wc)[0],
         texts="results/embeddings/{model}/texts/{benchmark}.npy",
+        model_yaml=lambda wc: xvlm_yaml(wc.model),
     output:
         "results/scores/{model}/rerank/{benchmark}/candidates.npz",
     log:

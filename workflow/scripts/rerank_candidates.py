@@ -6,10 +6,13 @@ import numpy as np
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
 from vlcomp.metrics.rerank import candidate_pairs, select_candidates
+from vlcomp.models.xvlm_k_test import check_k_test
 from vlcomp.score.embeddings import gallery_embeddings
 
 with job_log(snakemake.log[0]) as log:
     inp, k = snakemake.input, snakemake.params.k_test
+    if inp.model_yaml:  # X-VLM ranks with its YAML's k_test, as ARO's wrapper
+        check_k_test(snakemake.wildcards.model, k, inp.model_yaml[0])
     gallery, queries = read_parquet(inp.gallery), read_parquet(inp.queries)
     images, texts, _ = gallery_embeddings(gallery, queries, inp.images, inp.texts)
     candidates = select_candidates(images, texts, k)

@@ -3,6 +3,7 @@ directions, for every re-ranked robustness gallery (`vlcomp.score.robustness_rer
 
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
+from vlcomp.models.xvlm_k_test import check_k_test
 from vlcomp.score.robustness_rerank import (
     candidate_file,
     gallery_candidates,
@@ -12,6 +13,8 @@ from vlcomp.score.robustness_rerank import (
 
 with job_log(snakemake.log[0]) as log:
     p, inp = snakemake.params, snakemake.input
+    if inp.model_yaml:  # X-VLM ranks with its YAML's k_test, as ARO's wrapper
+        check_k_test(snakemake.wildcards.model, p.k_test, inp.model_yaml[0])
     model = read_embeddings(p.imagesets, inp.images, inp.texts)
     files = {"galleries": inp.galleries, "queries": inp.queries, "t2i_extra": inp.t2i_extra}
     galleries = read_galleries(p.galleries, files, read_parquet(inp.perturbed),
