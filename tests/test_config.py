@@ -177,8 +177,8 @@ def test_families_decide_roles_embeddings_and_captioners():
         "blip_caption_base", "blip_caption_large", "blip_pretrained_large",
         "blip2_vitl_qformer_lm", "blip2_vitl_flant5", "blip2_qformer_lm", "blip2_flant5"}
     assert {n for n, r in roles.items() if r == "itm"} == {
-        "blip_itm_base", "blip_itm_large", "xvlm_coco", "xvlm_flickr", "blip2_vitl_itm",
-        "blip2_itm"}
+        "blip_itm_base", "blip_itm_base_flickr", "blip_itm_large", "xvlm_coco", "xvlm_flickr",
+        "blip2_vitl_itm", "blip2_itm"}
     # an ITC score (pair score itc, or a cross-encoder's embeddings alone) is discriminative
     assert roles["blip2_itc"] == roles["blip2_vitl_itc"] == roles["blip_itc_large"] == \
         roles["flava"] == "discriminative"

@@ -27,13 +27,13 @@ PAPER_JOBS = {
     # the Q-Former's LM head; GNM's gnm_clip.pt), Stanford CoreNLP 3.6.0 for SPICE (laid out
     # by spice_jars) and OpenAI's ViT-B/32 and ViT-L/14 weights (vlcomp.pins), 12 folders
     # unpacked (Visual Genome's two zips into one); Flickr30k, VL-CheckList's HAKE images and
-    # ImageNet's train, val and devkit checked (manual downloads); 19 hub snapshots: 16 models
-    # (BLIP x 4, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
+    # ImageNet's train, val and devkit checked (manual downloads); 20 hub snapshots: 17 models
+    # (BLIP x 5, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
     # OPT, SDXL and its DPO UNet; BLIP's large captioner also gives the BLIP conversion its
     # tokenizer, the BLIP-2 snapshots and FLAN-T5 the ViT-L conversions their processors and
     # T5) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img); LAVIS' 3 BLIP-2 ViT-L files
     "download_file": 64, "unpack_archive": 13, "check_manual_download": 5, "wordnet": 1,
-    "download_hub_snapshot": 19, "spice_jars": 1,
+    "download_hub_snapshot": 20, "spice_jars": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
     "aro_vg": 1, "sugarcrepe_benchmark": 1, "bivlc_benchmark": 1, "bison_benchmark": 1,
@@ -53,29 +53,30 @@ PAPER_JOBS = {
     # CLIP_COCO and CLIP_TROHN-Img's ~18 h in 4, CLIP_TROHN-Text's ~144 h in 24
     "train_clip": 5, "train_clip_segment": 3 + 23 + 3,
     # 17 dual encoders embed (NegCLIP twice: QuickGELU, and GELU as ARO loads it; GNM; CLIP
-    # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 2 BLIP ITMs, 2 X-VLMs (COCO:
-    # ITM everywhere; Flickr30k: ITM on ARO's 4 sets, cosine on the rest) and FLAVA (likewise)
+    # ViT-L/14; BLIP's ITC alone, VisualGPTScore's ITCScore); 3 BLIP ITMs (base and large:
+    # ITM everywhere; base's Flickr30k fine-tune: ITM on Flickr30k-Order, cosine on the rest),
+    # 2 X-VLMs (COCO: ITM everywhere; Flickr30k: ITM on ARO's 4 sets) and FLAVA (likewise)
     # embed and score pairs in one job each; BLIP-2's Q-Former ITC and ITM (ViT-L and ViT-g)
     # score pairs only (no embeddings); the 7 BLIP and BLIP-2 captioners score pairs and
     # priors in one job each, and the 3 BLIP captioners' log P(t|i) galleries run in shards:
     # COCO's (2 x 5,000 x 25,010 pairs) in 6 (base) or 9 (large), Flickr30k's in 1; 15 choice
-    # benchmarks: 17 x 15 score_and_metrics, (5 + 4 + 5 + 2) x 15 pair_metrics
-    "embed_model": 17, "score_pairs": 5, "score_pairs_only": 4,
+    # benchmarks: 17 x 15 score_and_metrics, (6 + 4 + 5 + 2) x 15 pair_metrics
+    "embed_model": 17, "score_pairs": 6, "score_pairs_only": 4,
     "score_generative_choice": 5, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
     # BLIP-2 FLAN-T5's choice pairs and priors (~16M LLM passes, ~45 A100-hours) in 8 shards,
     # for each image encoder (ViT-L, ViT-g)
     "score_generative_choice_shard": 16, "score_generative_choice_gather": 2,
-    "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 240,
+    "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 255,
     # BLIP's pre-training checkpoint -> VisualGPTScore's captioner; LAVIS' BLIP-2 ViT-L: its
     # Q-Former (ITC, ITM, captioner: one folder) and its FLAN-T5 stage
     "convert_blip": 3,
-    # 22 embedding models (the 17 dual encoders, 2 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
-    "retrieval_metrics": 44, "robustness_metrics": 22,
-    "rerank_candidates": 8, "rerank_shard": 8, "rerank_gather": 8,
-    # ARO's coco / flickr galleries of BLIP base/large and X-VLM COCO/Flickr30k: 98
-    # conditions each, shards of whole conditions (6 + 18 + 20 + 9)
-    "robustness_rerank_candidates": 4, "robustness_rerank_shard": 53,
-    "robustness_rerank_gather": 4,
+    # 23 embedding models (the 17 dual encoders, 3 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
+    "retrieval_metrics": 46, "robustness_metrics": 23,
+    "rerank_candidates": 10, "rerank_shard": 10, "rerank_gather": 10,
+    # ARO's coco / flickr galleries of BLIP base (COCO and Flickr30k fine-tunes) / large and
+    # X-VLM COCO/Flickr30k: 98 conditions each, shards of whole conditions (6 + 6 + 18 + 20 + 9)
+    "robustness_rerank_candidates": 5, "robustness_rerank_shard": 59,
+    "robustness_rerank_gather": 5,
     "results_page": 1,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,
@@ -93,18 +94,18 @@ PAPER_JOBS = {
     # 2 and 4
     "alpha_curve": 91, "table_visualgptscore": 1,
     "llm_prior": 3,  # Table 2a's text-only BART, FLAN-T5 and OPT, each once for every captioner
-    # Table 4a's ITMScore row: 6 ITM models (2 BLIP ITMs, 2 X-VLMs, BLIP-2's Q-Former ITMs)
+    # Table 4a's ITMScore row: 7 ITM models (3 BLIP ITMs, 2 X-VLMs, BLIP-2's Q-Former ITMs)
     # on the captioners' held-out halves of the 4 pair sets (BiVLC, Winoground, its No-Tag
     # items, EqBen)
-    "held_out_accuracy": 24,
+    "held_out_accuracy": 28,
     "table_visualgptscore_methods": 1, "generative_retrieval": 6, "retrieval_null_prior": 6,
     # appendix Table 5's null half: the LAION-pretrained BLIP on Winoground, 5 seeds
     "null_sampling_prior": 1, "table_visualgptscore_null_sampling": 1,
     # the appendix: Table 10 (BLIP-2 on ARO, Crepe, VL-CheckList), Tables 11-12 (BLIP and
     # BLIP-2 on Winoground, its No-Tag items and EqBen), Table 13 (Winoground per Diwan tag:
-    # the 14 BLIP and BLIP-2 models' scores per tag)
+    # the 15 BLIP and BLIP-2 models' scores per tag)
     "table_visualgptscore_blip2": 1, "table_visualgptscore_pairs": 1,
-    "winoground_tags": 14, "table_visualgptscore_tags": 1,
+    "winoground_tags": 15, "table_visualgptscore_tags": 1,
     # bootstrap CIs and paired tests per choice benchmark
     "uncertainty": 15, "uncertainty_retrieval": 2, "rank_correlation": 1, "summary": 1,
     "findings": 1,  # the papers' claims tested on the run
