@@ -288,6 +288,13 @@ GALLERY_DATASET = {
     for g, spec in ROBUSTNESS.get("galleries", {}).items()
 }
 GALLERY_IMAGESET = {g: f"{d}_test" for g, d in GALLERY_DATASET.items()}
+# BISON Table 1 on the world: the oracle judges each R@1 error of the world's galleries of
+# COCO-like captions (not the coarse or fine-grained ones), for every embedding model
+JUDGED_GALLERIES = [
+    g
+    for g, spec in ROBUSTNESS.get("galleries", {}).items()
+    if GALLERY_DATASET[g] == "world" and "granularity" not in spec
+]
 # the report tables each gallery feeds (default all); ARO's image shuffles only for "aro"
 GALLERY_TABLES = {
     g: list(spec.get("tables", GALLERY_TABLE_NAMES))

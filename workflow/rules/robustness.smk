@@ -375,3 +375,42 @@ rule table_robustness:
         ),
     script:
         "../scripts/report_table.py"
+
+
+# BISON Table 1 on the world: are text-to-image R@1 "errors" errors? The oracle judges the
+# image each model ranks above a missed query's own, on a gallery of COCO-like captions.
+rule retrieval_errors:
+    input:
+        gallery="results/benchmarks/robustness/{gallery}/gallery.parquet",
+        queries="results/benchmarks/robustness/{gallery}/queries.parquet",
+        images=lambda wc: [
+            f"results/embeddings/{m}/images/{GALLERY_IMAGESET[wc.gallery]}.npy"
+            for m in EMBEDDING_MODELS
+        ],
+        texts=expand(
+            "results/embeddings/{model}/texts/robustness.npy", model=EMBEDDING_MODELS
+        ),
+        scenes="results/data/world/scenes.jsonl",
+    output:
+        "results/uncertainty/retrieval_errors_{gallery}.csv",
+    log:
+        "logs/uncertainty/retrieval_errors_{gallery}.log",
+    benchmark:
+        "benchmarks/retrieval_errors/{gallery}.tsv"
+    wildcard_constraints:
+        gallery=union(JUDGED_GALLERIES) if JUDGED_GALLERIES else "^$",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        models=EMBEDDING_MODELS,
+        world=WORLD,
+        resamples=UNCERTAINTY["resamples"],
+        seed=UNCERTAINTY["seed"],
+        confidence=UNCERTAINTY["confidence"],
+        method=UNCERTAINTY["method"],
+    script:
+        "../scripts/retrieval_errors.py"
