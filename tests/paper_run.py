@@ -55,6 +55,18 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg["generation"]["bivlc"]["diffusers"] = sdxl
     cfg["generation"]["bivlc"]["filter"]["model"] = "tiny_clip"
     cfg["models"] = models
+    # the papers' models as the tiny ones play them (config/paper.yaml names the real ones)
+    cfg["paper_models"] = {
+        "ARO": {"CLIP": "tiny_clip", "NegCLIP": "negclip_ours", "BLIP": "blip_itm",
+                "X-VLM": "xvlm_coco"},
+        "BiVLC": {"CLIP": "tiny_clip", "NegCLIP": "negclip_ours"},
+        "BISON": {"retrieval system": ["tiny_clip", "blip_itm"],
+                  "captioning system": ["blip_lm"]},
+        "VisualGPTScore": {"VisualGPTScore": "blip_lm", "ITMScore": "blip_itm",
+                           "NegCLIP": "negclip_ours",
+                           "BLIP2-FlanT5 VisualGPTScore": "blip2_t5",
+                           "BLIP2-QFormer ITMScore": "blip2_vitl_itm"},
+        "Hendriksen et al.": {"CLIP": "tiny_clip"}}
     cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
     # CLIP's embeddings, BLIP's log P(t|i) galleries and BLIP-2 FLAN-T5's choice pairs and
     # priors in 3 shards (tests/test_shard_workflow.py: as one job's, byte for byte), and

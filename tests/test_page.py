@@ -14,7 +14,6 @@ import pytest
 from PIL import Image
 
 from vlcomp.report.page import PageInputs, build_page, write_page
-from vlcomp.report.page_findings import finding_counts
 from vlcomp.report.page_items import item_outcome, sample_items
 from vlcomp.report.terminal import terminal_summary
 
@@ -43,22 +42,36 @@ def test_the_sample_is_seeded_and_keeps_the_benchmark_order():
     assert len(sample_items(items, 500, 0)) == 100
 
 
-def findings_frame(n_fail: int = 2) -> pd.DataFrame:
-    rows = []
+def claims_frames(n_fail: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """results/claims.csv and findings.csv of 6 + n_fail ARO claims (5 hold, one not run, the
+    rest fail; claim 0 and 6 fail after Holm), two findings each, and one sanity check."""
+    claims, findings = [], []
     for k in range(6 + n_fail):
         verdict = "holds" if k < 5 else ("not run" if k == 5 else "does not hold")
-        rows.append({"id": f"c{k}", "paper": "ARO", "where": "Table 6",
-                     "claim": f"claim number {k} " + "long words " * (k % 3) * 6,
-                     "compared": "NegCLIP vs CLIP" if verdict != "not run" else "",
-                     "benchmark": "vg_relation" if verdict != "not run" else "",
-                     "metric": "macro_accuracy", "test": "> 0",
-                     "effect": np.nan if verdict == "not run" else 1.5 - k,
-                     "ci_low": -1.0, "ci_high": 3.0, "p_value": 0.01, "method": "", "seeds": 1,
-                     "verdict": verdict, "claim_p": 0.01, "claim_p_holm": 0.05,
-                     "verdict_holm": "does not hold" if k in (0, 6) else verdict,
-                     "published_effect": 18.0, "published": "NegCLIP 81, CLIP 63", "note": "",
-                     "quote": "q"})
-    return pd.DataFrame(rows)
+        claims.append({"id": f"aro.c{k}", "paper": "ARO", "kind": "claim", "where": "Table 6",
+                       "claim": f"claim number {k} " + "long words " * (k % 3) * 6,
+                       "test": "> 0", "holds": "all", "findings": 2,
+                       "run": 0 if verdict == "not run" else 2,
+                       "held": 2 if verdict == "holds" else (1 if k > 5 else 0),
+                       "needed": 2, "verdict": verdict, "claim_p": 0.01,
+                       "claim_p_holm": 0.05, "verdict_holm": "does not hold" if k in (0, 6)
+                       else verdict, "claim_p_bh": 0.02, "verdict_bh": verdict,
+                       "absent": "", "published": "NegCLIP 81, CLIP 63", "note": "",
+                       "sanity": "", "quote": "q"})
+        for j in range(2):
+            run = verdict != "not run"
+            findings.append({"id": f"aro.c{k}[{j}]", "claim_id": f"aro.c{k}", "paper": "ARO",
+                             "where": "Table 6", "claim": "c",
+                             "compared": "NegCLIP vs CLIP" if run else "",
+                             "benchmark": "vg_relation" if run else "",
+                             "metric": "macro_accuracy", "test": "> 0",
+                             "effect": 1.5 - k if run else np.nan, "ci_low": -1.0,
+                             "ci_high": 3.0, "p_value": 0.01, "method": "", "seeds": 1,
+                             "verdict": verdict, "finding_p": 0.01, "published_effect": 18.0,
+                             "published": "", "note": "" if run else "FLAVA absent"})
+    claims.append({**claims[0], "id": "bison.s", "paper": "BISON", "kind": "sanity check",
+                   "verdict_holm": "", "verdict_bh": "", "sanity": "a definition"})
+    return pd.DataFrame(claims), pd.DataFrame(findings)
 
 
 def results_folder(tmp_path):
@@ -66,7 +79,9 @@ def results_folder(tmp_path):
     with two models' scores and its pictures."""
     results = tmp_path / "results"
     (results / "tables" / "aro").mkdir(parents=True)
-    findings_frame().to_csv(results / "findings.csv", index=False)
+    claims, findings = claims_frames()
+    claims.to_csv(results / "claims.csv", index=False)
+    findings.to_csv(results / "findings.csv", index=False)
     pd.DataFrame({"row": ["CLIP", "NegCLIP"], "column": ["VG-Relation"] * 2,
                   "value": [44.4, 85.0], "ci_low": [40.1, 80.0], "ci_high": [48.5, 89.0],
                   "seed_sd": [np.nan] * 2, "note": [""] * 2}
@@ -108,8 +123,11 @@ def test_page_has_findings_tables_and_items_and_needs_no_network(tmp_path):
                         items=8, labels={"clip": "CLIP", "negclip": "NegCLIP"})
     html = build_page(inputs)
     assert html.index('id="findings"') < html.index('id="items"') < html.index('id="paper-aro"')
-    assert "<b>5</b> findings hold, <b>2</b> do not, 1 were not run" in html
-    assert "after Holm's adjustment across the 7 run, 4 hold" in html
+    assert "Of the papers&#x27; 8 claims, <b>5 hold, 2 do not</b> and 1 were not run" in html
+    assert "4 hold after Holm&#x27;s method" in html and "Sanity checks: 1 of 1 run pass" in html
+    # each claim's findings beneath it, folded until its button is pressed
+    assert html.count('<tr class="finding" data-claim="aro.c1" hidden>') == 2
+    assert "toggleFindings('aro.c1')" in html and "FLAVA absent" in html
     # ours against the paper's, by direction
     assert 'paper 59.0 <span class="down">▼14.6</span>' in html
     assert 'paper 81.0 <span class="up">▲4.0</span>' in html
@@ -123,15 +141,17 @@ def test_page_has_findings_tables_and_items_and_needs_no_network(tmp_path):
 
 
 def test_counts_and_the_terminal_lines():
-    findings = findings_frame(n_fail=40)
-    counts = finding_counts(findings)
-    assert (counts["holds"], counts["fails"], counts["not_run"], counts["run"]) == (5, 40, 1, 45)
-    lines = terminal_summary(findings, Path("results"))
-    assert len(lines) <= 30 and lines[0].startswith("vlcomp: 5 findings hold, 40 do not")
+    claims, _ = claims_frames(n_fail=40)
+    lines = terminal_summary(claims, Path("results"))
+    assert len(lines) <= 30
+    assert lines[0].startswith("vlcomp: of the papers' 46 claims, 5 hold, 40 do not, 1 were")
+    assert lines[1] == "  per paper (hold / do not / not run): ARO 5/40/1"
+    assert lines[2] == "  sanity checks: 1 of 1 run pass"
     assert any("more in results/findings.md" in line for line in lines)
     assert lines[-4].endswith("results/index.html") and all(len(x) <= 110 for x in lines[1:-5])
-    few = terminal_summary(findings_frame(n_fail=2), Path("results"))
-    assert sum(line.startswith("  - ") for line in few) == 2 and len(few) == 9
+    few = terminal_summary(claims_frames(n_fail=2)[0], Path("results"))
+    assert sum(line.startswith("  - ") for line in few) == 2 and len(few) == 11
+    assert "  - claim number 6" in few[4] and few[4].endswith("(ARO): 1 of 2 findings hold")
 
 
 def test_the_browsers_filters_keep_model_a_right_model_b_wrong(tmp_path):

@@ -285,10 +285,19 @@ def test_real_formats_run_end_to_end(real_run):
     from vlcomp.report.findings import FAILS, HOLDS, NOT_RUN, read_findings
 
     findings = read_findings(work / "results/findings.csv")
-    clip = findings[findings.id == "aro.clip_relation_chance"].iloc[0]
+    clip = findings[findings.id == "aro.clip_relation_order"].iloc[0]
     assert clip.verdict in (HOLDS, FAILS) and clip.compared == "CLIP vs chance 50"
-    negclip = findings[findings.id == "aro.negclip_relation"].iloc[0]
-    assert negclip.verdict == NOT_RUN and "no model labelled CLIP-FT" in negclip.note
+    # the papers' models as the configuration plays them; ARO's CLIP-FT is played by none
+    negclip = findings[findings.id == "aro.negclip_over_ablation[vg_relation]"].iloc[0]
+    assert negclip.verdict == NOT_RUN and negclip.note.startswith("CLIP-FT absent")
+    vgs = findings[findings.id == "visualgptscore.beats_itm_i2t[vg_relation]"].iloc[0]
+    assert vgs.verdict in (HOLDS, FAILS)
+    assert vgs.compared == "VisualGPTScore [BLIP P(t|i)] vs ITMScore [BLIP ITM]"
+    from vlcomp.report.claim_verdicts import read_claims
+
+    claims = read_claims(work / "results/claims.csv")
+    assert {"ARO", "BiVLC", "BISON", "VisualGPTScore"} <= set(
+        claims[claims.verdict != NOT_RUN].paper)
     assert (work / "results/findings.md").read_text().startswith("# Findings")
     assert "difference" in pd.read_csv(work / "results/tables/aro/aro_vs_published.csv")
     # BISON section 6's caption-score selection (a table of no model) and BISON above its
@@ -296,7 +305,9 @@ def test_real_formats_run_end_to_end(real_run):
     selection = findings[findings.id.str.startswith("bison.caption_scores_select_wrongly")]
     assert (selection[selection.id.str.contains("CIDEr-D")].verdict != NOT_RUN).all()
     above = findings[findings.id.str.startswith("bison.above_r1")]
-    assert len(above) and (above.metric == "accuracy vs folds t2i_r1").all()
+    assert above.id.tolist() == ["bison.above_r1[retrieval system/CLIP]",
+                                 "bison.above_r1[retrieval system/BLIP ITM]"]
+    assert (above.metric == "accuracy vs folds t2i_r1").all()
     # BISON Tables 4 / 6 beside their published numbers: the Human row measured here
     captioning = pd.read_csv(work / "results/tables/bison/table4_vs_published.csv")
     human = captioning[(captioning.row == "Human") & (captioning.column == "BLEU-4")]

@@ -24,6 +24,7 @@ from vlcomp.config import (
     released_rows,
     text_priors,
 )
+from vlcomp.report.paper_models import check_paper_models
 
 
 def _key_path(error: jsonschema.ValidationError) -> str:
@@ -41,6 +42,7 @@ def validate_config(config: dict[str, Any], schema_path: str | Path) -> None:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
     _check_references(config)
     _check_null_sampling(config)
+    check_paper_models(config)
 
 
 def _check_null_sampling(config: dict[str, Any]) -> None:

@@ -69,6 +69,8 @@ from vlcomp.report.labels import (  # noqa: E402
     configured_benchmarks,
     dataset_label,
 )
+from vlcomp.report.claims import claim_tables  # noqa: E402
+from vlcomp.report.paper_models import paper_model_labels  # noqa: E402
 from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
 from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP2_FAMILIES,

@@ -57,9 +57,26 @@ rule findings:
         ),
         detectors=["results/uncertainty/detectors.csv"] if DETECTORS else [],
         alpha=alpha_interval_files(),
+        judged=expand(
+            "results/uncertainty/retrieval_errors_{gallery}.csv",
+            gallery=JUDGED_GALLERIES,
+        ),
+        # paper tables a claim reads a cell of (BISON Table 4's caption scores): the
+        # interval companion where the table has one, else the table (exact numbers)
+        tables=[
+            (
+                f"results/tables/{key}_ci.csv"
+                if key in ci_tables(all_tables())
+                else f"results/tables/{key}.csv"
+            )
+            for key in claim_tables()
+            if f"results/tables/{key}.md" in all_tables()
+        ],
         claims=f"{workflow.basedir}/src/vlcomp/report/claims.yaml",
+        paper_models=f"{workflow.basedir}/src/vlcomp/report/paper_models.yaml",
         front_page=f"{workflow.basedir}/workflow/report/workflow.rst",
     output:
+        claims="results/claims.csv",
         csv="results/findings.csv",
         md=report(
             "results/findings.md", caption="../report/findings.rst", category="Summary"
@@ -77,6 +94,7 @@ rule findings:
         runtime=30,
     params:
         groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
+        paper_labels=paper_model_labels(config),
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/findings.py"
@@ -84,6 +102,7 @@ rule findings:
 
 rule summary:
     input:
+        claims="results/claims.csv",
         findings="results/findings.csv",
         comparisons=expand(
             "results/uncertainty/{benchmark}_comparisons.csv",
@@ -184,6 +203,7 @@ rule figure_analysis:
 # The results page (config report): findings, headline figures, paper tables, item browsers
 rule results_page:
     input:
+        claims="results/claims.csv",
         findings="results/findings.csv",
         tables=all_tables(),
         benchmark_items=expand(

@@ -6,8 +6,11 @@ from pathlib import Path
 import pandas as pd
 
 from vlcomp.jobs import job_log
-from vlcomp.report.findings import RunNumbers, difference, markdown_findings, read_findings
+from vlcomp.report.claim_verdicts import read_claims
+from vlcomp.report.findings import difference, read_findings
+from vlcomp.report.findings_text import markdown_overview
 from vlcomp.report.intervals import load_cell_intervals
+from vlcomp.report.run_numbers import RunNumbers
 from vlcomp.report.summary import EXACT_TABLES, headline_table, published_rows, write_summary
 
 with job_log(snakemake.log[0]) as log:
@@ -31,7 +34,8 @@ with job_log(snakemake.log[0]) as log:
     published, without = published_rows(compared, lookup, p.aliases, gap)
     write_summary(snakemake.output[0], headline, published, len(without), resamples=p.resamples,
                   seed=p.seed, confidence=p.confidence, method=p.method,
-                  findings=markdown_findings(read_findings(inp.findings), p.confidence),
+                  findings=markdown_overview(read_claims(inp.claims),
+                                             read_findings(inp.findings)),
                   exact=exact)
     log.info("%d models/groups x %d headline metrics; %d published comparisons with a CI, "
              "%d without:\n%s", len(headline), len(lookup.columns), len(published),

@@ -77,6 +77,18 @@ td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .filters{display:flex;gap:10px;flex-wrap:wrap;align-items:center;margin:6px 0}
 .filters select{font:inherit}
 .shown{color:#55606b}
+tr.finding td{font-size:12px;background:#fafbfc}
+button.toggle{font:inherit;font-size:12px;margin-left:6px}
+table.paper-counts{width:auto}
+"""
+
+# A claim's findings, folded under its row until its button is pressed.
+TOGGLE = """
+function toggleFindings(id){
+  document.querySelectorAll('tr.finding[data-claim="'+id+'"]').forEach(function(row){
+    row.hidden=!row.hidden;
+  });
+}
 """
 
 # The item browser's filters: a row stays when its subset matches and the chosen model A is
@@ -105,6 +117,6 @@ def page(title: str, nav: Sequence[tuple[str, str]], body: str) -> str:
     links = "".join(f'<a href="#{esc(a)}">{esc(t)}</a>' for a, t in nav)
     return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<meta name=\"viewport\" content=\"width=device-width\"><title>{esc(title)}</title>"
-            f"<style>{STYLE}</style><script>{SCRIPT}</script></head><body>"
+            f"<style>{STYLE}</style><script>{TOGGLE}{SCRIPT}</script></head><body>"
             f"<header><h1>{esc(title)}</h1><nav>{links}</nav></header>"
             f"<main>{body}</main></body></html>\n")

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-import pandas as pd
-
 from vlcomp.io import atomic_path, read_parquet
+from vlcomp.report.claim_verdicts import read_claims
+from vlcomp.report.findings import read_findings
 from vlcomp.report.html import page, section
 from vlcomp.report.page_findings import findings_html
 from vlcomp.report.page_items import (
@@ -92,8 +92,9 @@ def browser_html(inputs: PageInputs) -> tuple[str, list[tuple[str, str]]]:
 
 def build_page(inputs: PageInputs) -> str:
     """The page's HTML."""
-    findings = pd.read_csv(inputs.results / "findings.csv")
-    body = section("findings", "Findings", findings_html(findings))
+    claims = read_claims(inputs.results / "claims.csv")
+    findings = read_findings(inputs.results / "findings.csv")
+    body = section("findings", "Findings", findings_html(claims, findings))
     nav = [("findings", "Findings")]
     if inputs.figures:
         body += section("figures", "Headline figures", figures_html(list(inputs.figures)))

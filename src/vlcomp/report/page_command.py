@@ -46,10 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for width, height in SIZES:
             png = results / f"index_{width}x{height}.png"
             print(f"screenshot:   {screenshot(page, png, width, height, wait_ms=1500)}")
-    from vlcomp.report.findings import read_findings
+    from vlcomp.report.claim_verdicts import read_claims
     from vlcomp.report.terminal import terminal_summary
 
-    print("\n".join(terminal_summary(read_findings(results / "findings.csv"), results)))
+    print("\n".join(terminal_summary(read_claims(results / "claims.csv"), results)))
     return 0
 
 

@@ -1,28 +1,17 @@
-"""The results page's top: the findings (`results/findings.csv`, rule findings) at full
-width, with their counts."""
+"""The results page's top: the papers' claims (`results/claims.csv`) at full width with their
+counts, each claim's findings (`results/findings.csv`) beneath it, folded until asked for,
+and the sanity checks apart."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
-from vlcomp.report.findings import FAILS, HOLDS, signed_number, verdict_counts
+from vlcomp.report.claim_verdicts import CLAIM, SANITY, paper_counts
+from vlcomp.report.findings import FAILS, HOLDS, NOT_RUN, signed_number
+from vlcomp.report.findings_text import headline, readable
 from vlcomp.report.html import cell, esc, table
-
-
-def finding_counts(findings: pd.DataFrame) -> dict[str, int]:
-    """How many findings hold, do not hold, were not run, and hold after Holm's adjustment
-    (`vlcomp.report.findings.verdict_counts`)."""
-    holds, fails, not_run = verdict_counts(findings)
-    return {"holds": int(holds), "fails": int(fails), "not_run": int(not_run),
-            "holm": int(verdict_counts(findings, "verdict_holm")[0]), "run": int(holds + fails)}
-
-
-def counts_line(counts: dict[str, int]) -> str:
-    """The counts as one sentence (HTML)."""
-    return (f'<p class="counts"><b>{counts["holds"]}</b> findings hold, '
-            f'<b>{counts["fails"]}</b> do not, {counts["not_run"]} were not run by this '
-            f'configuration; after Holm\'s adjustment across the {counts["run"]} run, '
-            f'{counts["holm"]} hold.</p>')
 
 
 def effect_text(row: pd.Series) -> str:
@@ -34,7 +23,9 @@ def effect_text(row: pd.Series) -> str:
 
 
 def _where(row: pd.Series) -> str:
-    """``benchmark · metric`` under the compared models (nothing for a claim not run)."""
+    """``benchmark · metric`` under the compared models (the reason for a finding not run)."""
+    if row["verdict"] == NOT_RUN:
+        return f'<div class="paper">{esc(row["note"])}</div>' if row["note"] else ""
     parts = [str(row[k]) for k in ("benchmark", "metric") if not pd.isna(row[k]) and row[k]]
     return f'<div class="paper">{esc(" · ".join(parts))}</div>' if parts else ""
 
@@ -43,28 +34,74 @@ def _verdict_class(verdict: str) -> str:
     return {HOLDS: "holds", FAILS: "fails"}.get(verdict, "notrun")
 
 
-def findings_html(findings: pd.DataFrame) -> str:
-    """The counts, then one row per finding: claim, what was compared, effect with its
-    interval, the test, the verdict (and after Holm), and the paper's effect."""
-    rows = []
-    for _, r in findings.iterrows():
-        verdict, holm = str(r["verdict"]), str(r["verdict_holm"])
-        published = esc(r["published"]) if not pd.isna(r["published"]) else ""
-        paper_effect = signed_number(r["published_effect"], missing="")
-        rows.append([
-            cell(f'{esc(r["paper"])}<div class="paper">{esc(r["where"])}</div>'),
-            cell(esc(r["claim"])),
-            cell(esc(r["compared"]) + _where(r)),
-            cell(effect_text(r), classes="num"),
-            cell(esc(r["test"])),
-            cell(esc(verdict), classes=_verdict_class(verdict)),
-            cell(esc(holm) if verdict in (HOLDS, FAILS) else "",
-                 classes=_verdict_class(holm) if verdict in (HOLDS, FAILS) else ""),
-            cell(f"{esc(paper_effect)}<div class=\"paper\">{published}</div>"),
-        ])
-    header = ["paper", "claim", "compared", "effect a − b [95 % CI]", "test", "verdict",
-              "after Holm", "paper's effect"]
-    note = ('<p class="note">Each claim is a one-sided test at 2.5 % on this run\'s numbers '
-            "(results/findings.md explains the tests); the effect is in points.</p>")
-    return (counts_line(finding_counts(findings)) + note
-            + table(header, rows, classes="findings"))
+def _claim_row(c: pd.Series, n_rows: int) -> list[str]:
+    held = f'{c["held"]} of {c["run"]}' + (f' ({c["findings"]})' if c["run"] < c["findings"]
+                                           else "")
+    need = "all" if c["holds"] == "all" else "most"
+    toggle = (f'<button class="toggle" onclick="toggleFindings(\'{esc(c["id"])}\')">'
+              f'{n_rows} finding{"s" if n_rows != 1 else ""}</button>') if n_rows else ""
+    adjusted = [cell(esc(c[k]) if c["verdict"] in (HOLDS, FAILS) and c[k] else "",
+                     classes=_verdict_class(str(c[k])) if c[k] else "")
+                for k in ("verdict_holm", "verdict_bh")]
+    return [
+        cell(f'{esc(c["paper"])}<div class="paper">{esc(c["where"])}</div>'),
+        cell(f'{esc(c["claim"])}<div class="paper" title="{esc(readable(c["quote"]))}">'
+             f'{esc(c["id"])}</div>'),
+        cell(f"{held} hold <span class=\"paper\">(needs {need})</span> {toggle}"),
+        cell(esc(c["verdict"]), classes=_verdict_class(str(c["verdict"]))),
+        *adjusted,
+        cell(f'<div class="paper">{esc(c["published"])}</div>'),
+    ]
+
+
+def _finding_row(r: pd.Series) -> list[str]:
+    name = r["id"].split("[", 1)[1].rstrip("]") if "[" in r["id"] else ""
+    paper_effect = signed_number(r["published_effect"], missing="")
+    return [
+        cell(""),
+        cell(f'{esc(name)} {esc(r["compared"])}{_where(r)}'),
+        cell(f'{effect_text(r)} <span class="paper">{esc(r["test"])}</span>', classes="num"),
+        cell(esc(r["verdict"]), classes=_verdict_class(str(r["verdict"]))),
+        cell(""), cell(""),
+        cell(f"{esc(paper_effect)}"),
+    ]
+
+
+def claims_table(claims: pd.DataFrame, findings: pd.DataFrame) -> str:
+    """One row per claim, its findings' rows beneath it (hidden until its button is
+    pressed)."""
+    by_claim = {cid: rows for cid, rows in findings.groupby("claim_id", sort=False)}
+    rows, attrs = [], []
+    for _, c in claims.iterrows():
+        mine = by_claim.get(c["id"], findings.iloc[0:0])
+        rows.append(_claim_row(c, len(mine)))
+        attrs.append(' class="claim"')
+        for _, r in mine.iterrows():
+            rows.append(_finding_row(r))
+            attrs.append(f' class="finding" data-claim="{esc(c["id"])}" hidden')
+    header = ["paper", "claim", "findings", "verdict", "after Holm", "after BH",
+              "the paper"]
+    return table(header, rows, classes="findings", row_attrs=attrs)
+
+
+def findings_html(claims: pd.DataFrame, findings: pd.DataFrame) -> str:
+    """The counts, the per-paper counts, the claims with their findings, the sanity checks."""
+    from vlcomp.report.html import table as html_table
+
+    counts = paper_counts(claims)
+    per_paper = html_table(list(counts.columns),
+                           [[cell(esc(v)) for v in row] for row in counts.itertuples(index=False)],
+                           classes="paper-counts")
+    note = ('<p class="note">Each claim tests one sentence of its paper on this run; its '
+            "findings are the sentence's comparisons, each a one-sided test at 2.5 % of the "
+            "effect a − b in points (results/findings.md explains the tests). Holm and "
+            "Benjamini–Hochberg adjust the claims within each paper.</p>")
+    sanity = claims[claims.kind == SANITY]
+    counts_line = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", esc(headline(claims, findings)))
+    body = (f'<p class="counts">{counts_line}</p>'
+            + per_paper + note + claims_table(claims[claims.kind == CLAIM], findings))
+    if len(sanity):
+        body += ('<h3>Sanity checks</h3><p class="note">Claims that cannot fail or restate a '
+                 "definition: a failing one is a defect of the run.</p>"
+                 + claims_table(sanity, findings))
+    return body

@@ -174,7 +174,7 @@ def write_summary(path: str | Path, headline: pd.DataFrame, published: pd.DataFr
                   method: str = "percentile", findings: str = "",
                   exact: Sequence[str] = ()) -> None:
     """Write ``results/summary.md`` (opening with ``findings``, the Markdown of
-    `vlcomp.report.findings.markdown_findings`, when given; ``exact``: the published
+    `vlcomp.report.findings_text.markdown_overview`, when given; ``exact``: the published
     tables of exact numbers, `EXACT_TABLES`, this run compared outside the summary)."""
     from vlcomp.io import atomic_path
 

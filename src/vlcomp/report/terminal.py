@@ -1,6 +1,6 @@
 """What a finished run says in the terminal (``scripts/demo.sh`` ends with it), in at most
-30 lines: the findings' counts, the claims that do not hold with their effects, and where
-the results page, the report and the tables are.
+30 lines: the claims' counts (per paper), the claims that do not hold, and where the results
+page, the report and the tables are.
 
     python -m vlcomp.report.terminal [--results results] [--lines 30]
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from vlcomp.report.findings import not_holding, read_findings
-from vlcomp.report.page_findings import finding_counts
+from vlcomp.report.claim_verdicts import CLAIM, SANITY, paper_counts, read_claims, verdict_counts
+from vlcomp.report.findings_text import not_holding
 
 WIDTH = 110
 
@@ -24,25 +24,39 @@ def _short(text: str, width: int) -> str:
 
 
 def claim_line(r: object) -> str:
-    """``  - claim (paper · benchmark): a − b effect [low, high], test``, at most `WIDTH`
-    characters."""
-    effect = f"{r.effect:+.1f} [{r.ci_low:+.1f}, {r.ci_high:+.1f}]"
-    where = f"{r.paper} · {r.benchmark}" if r.benchmark else str(r.paper)
-    tail = f" ({where}): {effect}, {r.test}"
+    """``  - claim (paper · where): k of n findings hold``, at most `WIDTH` characters."""
+    tail = f" ({r.paper}): {r.held} of {r.run} findings hold"
+    if r.holds == "most":
+        tail += ", needs most"
     return "  - " + _short(str(r.claim), WIDTH - 4 - len(tail)) + tail
 
 
-def terminal_summary(findings: pd.DataFrame, results: Path, max_lines: int = 30) -> list[str]:
+def count_lines(claims: pd.DataFrame) -> list[str]:
+    """The counts: all claims, per paper, the sanity checks."""
+    family = claims[claims.kind == CLAIM]
+    holds, fails, not_run = verdict_counts(family)
+    head = (f"vlcomp: of the papers' {len(family)} claims, {holds} hold, {fails} do not, "
+            f"{not_run} were not run ({verdict_counts(family, 'verdict_holm')[0]} hold after "
+            "Holm's adjustment within each paper).")
+    per_paper = "; ".join(f"{r.paper} {r.hold}/{r._4}/{r._5}"
+                          for r in paper_counts(claims).itertuples())
+    sanity = claims[claims.kind == SANITY]
+    s_holds, s_fails, _ = verdict_counts(sanity)
+    lines = [head, f"  per paper (hold / do not / not run): {per_paper}"]
+    if len(sanity):
+        lines.append(f"  sanity checks: {s_holds} of {s_holds + s_fails} run pass"
+                     + (" — a failing one is a defect of the run" if s_fails else ""))
+    return lines
+
+
+def terminal_summary(claims: pd.DataFrame, results: Path, max_lines: int = 30) -> list[str]:
     """The closing lines of a run (at most ``max_lines``)."""
-    counts = finding_counts(findings)
-    head = [f"vlcomp: {counts['holds']} findings hold, {counts['fails']} do not, "
-            f"{counts['not_run']} were not run ({counts['holm']} of {counts['run']} hold after "
-            "Holm's adjustment)."]
-    tail = ["", f"Results page (findings, paper tables, items): {results / 'index.html'}",
-            f"Snakemake report:                            {results / 'report.html'}",
-            f"Findings and their tests:                    {results / 'findings.md'}",
-            f"Paper tables (with _ci, _vs_published):      {results / 'tables'}/"]
-    failing, _ = not_holding(findings)
+    head = count_lines(claims)
+    tail = ["", f"Results page (claims, paper tables, items): {results / 'index.html'}",
+            f"Snakemake report:                          {results / 'report.html'}",
+            f"Claims, findings and their tests:          {results / 'findings.md'}",
+            f"Paper tables (with _ci, _vs_published):    {results / 'tables'}/"]
+    failing, _ = not_holding(claims)
     room = max_lines - len(head) - len(tail) - 1
     lines = [f"Claims that do not hold ({len(failing)}):"] if len(failing) else []
     rows = [claim_line(r) for r in failing.itertuples()]
@@ -58,8 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--lines", type=int, default=30)
     args = parser.parse_args(argv)
-    findings = read_findings(args.results / "findings.csv")
-    print("\n".join(terminal_summary(findings, args.results, args.lines)))
+    claims = read_claims(args.results / "claims.csv")
+    print("\n".join(terminal_summary(claims, args.results, args.lines)))
     return 0
 
 
