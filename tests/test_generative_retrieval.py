@@ -94,3 +94,21 @@ def test_a_null_image_prior_debiases_beside_the_gallery_mean():
     with pytest.raises(ValueError, match="null priors of"):
         generative_retrieval(test, test_links, val, val_links, step=0.01,
                              null_priors=(null[0][:-1], null[1]))
+
+
+def test_smaller_sub_galleries_rank_fewer_texts():
+    """VisualGPTScore Table 9: each image ranks only its own random sub-gallery's texts, so a
+    hit in the whole gallery stays a hit, and a caption prior's favourite can fall away."""
+    from vlcomp.metrics.generative_retrieval import recall_hits, subgallery_i2t_hits
+
+    rng = np.random.default_rng(3)
+    n_img = 40
+    links = np.repeat(np.arange(n_img), 2)
+    scores = rng.normal(size=(n_img, len(links)))
+    scores[np.arange(n_img), 2 * np.arange(n_img)] += 1.5  # each image's own first caption
+    scores[:, 5] += 3.0  # one "common" caption every image prefers
+    whole = recall_hits(scores, links)["i2t_r1"].astype(bool)
+    assert np.array_equal(subgallery_i2t_hits(scores, links, 1), whole)
+    quarter = subgallery_i2t_hits(scores, links, 4, seed=0)
+    assert (quarter >= whole).all() and quarter.sum() > whole.sum()
+    assert np.array_equal(quarter, subgallery_i2t_hits(scores, links, 4, seed=0))

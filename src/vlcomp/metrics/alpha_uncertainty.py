@@ -34,9 +34,11 @@ from vlcomp.metrics.alpha_curves import (
 from vlcomp.metrics.debias import alpha_grid
 from vlcomp.metrics.generative_retrieval import (
     KS,
+    SUBGALLERIES,
     gallery_prior,
     i2t_hits_over_alphas,
     recall_hits,
+    subgallery_i2t_hits,
 )
 from vlcomp.metrics.uncertainty import Bootstrap, bootstrap_rng, resample_weights
 from vlcomp.seeding import stable_rng
@@ -337,6 +339,10 @@ def retrieval_alpha_intervals(test_scores: np.ndarray, test_links: Sequence[int]
             elif section == "overall":  # per image: its texts' mean, weighted by their number
                 named[f"{section}.{name}"] = WeightedCurves(
                     np.bincount(test_links, weights=h, minlength=n_img), sizes)
+    for name, parts in SUBGALLERIES:  # Table 9: the same images in smaller galleries
+        if n_img >= 4 * parts:
+            named[f"{name}_gallery.i2t_r1"] = GroupedCurves(subgallery_i2t_hits(
+                test_scores, test_links, parts, bootstrap_seed)[:, None])
     for key, c in named.items():
         boot.add(lambda draw, key=key: {key: draw(np.ones(n_img))[:, 0]},
                  lambda w, mask, c=c: c.curves(w * mask), c.leave_one_out)

@@ -85,6 +85,29 @@ def recall_hits(scores: np.ndarray, text_image: Sequence[int],
     return out
 
 
+SUBGALLERIES = (("quarter", 4), ("half", 2))  # VisualGPTScore Table 9: smaller galleries
+
+
+def subgallery_i2t_hits(scores: np.ndarray, text_image: Sequence[int], parts: int,
+                        seed: int = 0) -> np.ndarray:
+    """Image→text R@1 hits at α = 0 with each image ranking only the texts of its own random
+    sub-gallery: the images cut, in a seeded random order, into ``parts`` sub-galleries of
+    (nearly) equal size, each with its images' texts (VisualGPTScore appendix Table 9 ranks
+    random LAION subsets of 100 to 5,000 pairs)."""
+    s = np.asarray(scores)
+    links = np.asarray(text_image, np.int64)
+    _check(s, links)
+    n_img = s.shape[0]
+    hits = np.zeros(n_img, dtype=bool)
+    order = np.random.default_rng(seed).permutation(n_img)
+    for part in np.array_split(order, parts):
+        images = np.sort(part)
+        texts = np.flatnonzero(np.isin(links, images))
+        ranking = rank_scores(s[np.ix_(images, texts)], images, links[texts], k=1)
+        hits[images] = hit_rate_at_k(ranking, 1)
+    return hits
+
+
 def recalls(scores: np.ndarray, text_image: Sequence[int], log_prior: np.ndarray | None = None,
             alpha: float = 0.0, ks: Sequence[int] = KS) -> dict[str, float]:
     """R@K (%) both ways at one α (`recall_hits` averaged)."""
