@@ -682,3 +682,17 @@ def test_a_column_on_a_0_to_1_scale_has_directions():
     assert b.reference == "A" and b.vs_reference_published == pytest.approx(0.55)
     assert b.vs_reference_reproduced == pytest.approx(0.42) and b.agrees == "yes"
     assert column_tolerance([0.25, 0.8]) == 0.01 and column_tolerance([25.0, 0.8]) == 1.0
+
+
+def test_a_kind_named_on_both_sides_is_one_model_in_each_finding(run):
+    """BISON's "the BISON score of all systems is higher than their recall@1": each retrieval
+    system against its own R@1, never another's."""
+    c = claim(paper="BISON", metric="macro_accuracy", a={"benchmark": "vg_relation"},
+              b={"benchmark": "vg_relation"}, test="within", margin=1,
+              each={"model": ["retrieval system"]})
+    rows = evaluate([c], run)
+    assert rows.id.tolist() == ["c[retrieval system/CLIP]", "c[retrieval system/NegCLIP]"]
+    assert rows.effect.tolist() == [0.0, 0.0]
+    two = claim(paper="BISON", benchmark="vg_relation", metric="macro_accuracy",
+                each={"a.model": ["retrieval system"], "b.model": ["retrieval system"]})
+    assert len(evaluate([two], run)) == 2  # one kind, one model per finding

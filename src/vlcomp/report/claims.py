@@ -307,36 +307,36 @@ def instantiate(claim: Claim, paper_labels: Mapping[str, Mapping[str, Sequence[s
                 ) -> list[Finding]:
     """The claim's findings on a run: each paper model resolved to the label of the model
     that plays it (config ``paper_models``); a kind of system several models play gives one
-    finding per model; an unplayed one leaves the finding absent (not run)."""
+    finding per model (the same model wherever the finding names that kind); an unplayed
+    one leaves the finding absent (not run)."""
     labels = paper_labels.get(claim.paper, {})
+    kinds = registry().get(claim.paper, {})
     out = []
     for spec in claim.findings:
-        choices = {}
-        absent = []
-        for side in ("a", "b"):
-            for key in ("model", "versus"):
-                options, missing = _resolve_side(getattr(spec, side), key, labels)
-                choices[side, key] = options
-                if missing:
-                    absent.append(missing)
-        keys = list(choices)
-        for combo in itertools.product(*(choices[k] for k in keys)):
-            picked = dict(zip(keys, combo, strict=True))
+        slots = [(side, key) for side in ("a", "b") for key in ("model", "versus")]
+        named = {slot: _resolve_side(getattr(spec, slot[0]), slot[1], labels)
+                 for slot in slots}
+        absent = [missing for _, missing in named.values() if missing]
+        # one choice per paper model: a kind named on both sides is one model in a finding
+        choices = {options[0][0]: options for options, _ in named.values()}
+        names = list(choices)
+        for combo in itertools.product(*(choices[n] for n in names)):
+            picked = dict(zip(names, combo, strict=True))
             ops = {}
             for side in ("a", "b"):
                 op = getattr(spec, side)
                 if not op.constant:
                     for key in ("model", "versus"):
-                        _, label = picked[side, key]
                         if getattr(op, key):
+                            label = picked[named[side, key][0][0][0]][1]
                             op = replace(op, **{key: (label,) if label else ()})
                 ops[side] = op
-            kinds = registry().get(claim.paper, {})
-            many = [label for (name, label) in picked.values()
+            many = [label for name, label in picked.values()
                     if label and name in kinds and kinds[name].many]
             suffix = "/".join(x for x in (spec.suffix, *dict.fromkeys(many)) if x)
             out.append(Finding(claim, suffix, ops["a"], ops["b"], spec.published_effect,
-                               a_name=picked["a", "model"][0], b_name=picked["b", "model"][0],
+                               a_name=named["a", "model"][0][0][0],
+                               b_name=named["b", "model"][0][0][0],
                                absent=", ".join(dict.fromkeys(absent)),
                                test=spec.test or claim.test,
                                margin=claim.margin if spec.margin is None else spec.margin))
