@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up, then run the whole workflow on the embedded default (config/config.yaml), and end
-# in at most 30 lines: the findings' counts, the claims that do not hold, and where the
+# in at most 30 lines: the claims' counts (per paper), the claims that do not hold, and where the
 # results page (results/index.html), the report and the tables are.
 # A second run rebuilds nothing. Extra arguments go to snakemake.
 set -euo pipefail

@@ -35,8 +35,8 @@ def _verdict_class(verdict: str) -> str:
 
 
 def _claim_row(c: pd.Series, n_rows: int) -> list[str]:
-    held = f'{c["held"]} of {c["run"]}' + (f' ({c["findings"]})' if c["run"] < c["findings"]
-                                           else "")
+    held = f'{c["held"]} of {c["run"]} run' + (f' (of {c["findings"]})'
+                                               if c["run"] < c["findings"] else "")
     need = "all" if c["holds"] == "all" else "most"
     toggle = (f'<button class="toggle" onclick="toggleFindings(\'{esc(c["id"])}\')">'
               f'{n_rows} finding{"s" if n_rows != 1 else ""}</button>') if n_rows else ""
