@@ -88,8 +88,11 @@ def test_rows_are_faced_by_the_models_that_reproduce_them():
     # ARO's published NegCLIP: the released weights as ARO's loader builds them, and ours
     assert row_counterparts(PAPER, "aro", "NegCLIP") == ["NegCLIP (ours)", "NegCLIP (ARO loader)"]
     assert row_counterparts(PAPER, "bivlc", "NegCLIP") == ["NegCLIP"]  # QuickGELU
+    # ARO's BLIP: the COCO fine-tune and the Flickr30k one ("for experiments with Flickr30k,
+    # we use the version finetuned on Flickr"), both facing every cell as X-VLM's do
     assert row_counterparts(PAPER, "aro", "COCO-like / Shuffle all words / BLIP") == [
-        "COCO-like / Shuffle all words / BLIP ITM (base)"]
+        "COCO-like / Shuffle all words / BLIP ITM (base)",
+        "COCO-like / Shuffle all words / BLIP ITM (base, Flickr30k)"]
     vgs = "BLIP VisualGPTScore (ViT-L, LAION-114M)"
     assert row_counterparts(PAPER, "visualgptscore", "VisualGPTScore (alpha=1)") == [
         f"{vgs} (alpha=1)"]

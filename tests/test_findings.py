@@ -36,7 +36,12 @@ from vlcomp.report.findings_text import (
     write_findings,
     write_front_page,
 )
-from vlcomp.report.paper_models import check_paper_models, paper_model_labels, registry
+from vlcomp.report.paper_models import (
+    check_paper_models,
+    paper_model_labels,
+    registry,
+    unplayed_paper_models,
+)
 from vlcomp.report.published import (
     DIRECTION_COLUMNS,
     agreement,
@@ -291,7 +296,6 @@ def test_a_configuration_names_which_model_plays_each_paper_model():
 @pytest.mark.parametrize(("mapping", "message"), [
     ({"ARXIV": {"CLIP": "clip"}}, r"config.paper_models.ARXIV: unknown paper"),
     ({"ARO": {"CLIP_COCO": "clip"}}, r"paper_models.ARO.CLIP_COCO: ARO has no model"),
-    ({"ARO": {"CLIP": "nope"}}, r"paper_models.ARO.CLIP: 'nope' is not a configured model"),
     ({"ARO": {"CLIP": ["clip", "neg"]}}, r"one model plays ARO's CLIP, not 2"),
     ({"VisualGPTScore": {"P(t|null)": "clip"}}, r"follows the model that plays"),
 ])
@@ -300,6 +304,25 @@ def test_bad_paper_model_mappings_are_refused_by_key(mapping, message):
               "paper_models": mapping}
     with pytest.raises(ConfigError, match=message):
         check_paper_models(config)
+
+
+def test_a_model_key_left_out_of_models_plays_nothing_and_is_reported():
+    """A configuration that trims ``models`` keeps its mapping: the key left out plays
+    nothing (its findings are not run), the rest of a list still plays, and the workflow
+    warns once per key."""
+    config = {"models": {"clip": {"label": "CLIP"}},
+              "paper_models": {"ARO": {"CLIP": "world_clip", "NegCLIP": "nope"},
+                               "BISON": {"retrieval system": ["clip", "gone"]}}}
+    check_paper_models(config)
+    assert paper_model_labels(config) == {"ARO": {},
+                                          "BISON": {"retrieval system": ["CLIP"]}}
+    assert unplayed_paper_models(config) == [
+        "config.paper_models.ARO.CLIP: world_clip not under models, so it does not play "
+        "ARO's CLIP",
+        "config.paper_models.ARO.NegCLIP: nope not under models, so it does not play "
+        "ARO's NegCLIP",
+        "config.paper_models.BISON.retrieval system: gone not under models, so it does not "
+        "play BISON's retrieval system"]
 
 
 def test_a_paper_model_nobody_plays_is_absent_never_a_stand_in(run):

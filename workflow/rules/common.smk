@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
@@ -70,7 +71,10 @@ from vlcomp.report.labels import (  # noqa: E402
     dataset_label,
 )
 from vlcomp.report.claims import claim_tables  # noqa: E402
-from vlcomp.report.paper_models import paper_model_labels  # noqa: E402
+from vlcomp.report.paper_models import (  # noqa: E402
+    paper_model_labels,
+    unplayed_paper_models,
+)
 from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
 from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP2_FAMILIES,
@@ -119,6 +123,9 @@ try:
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
 
+
+for unplayed in unplayed_paper_models(config):  # its claims' findings are "not run"
+    logger.warning(f"vlcomp: {unplayed}")
 
 WORLD = config.get("world", {})
 # GPUs a GPU job asks a cluster for: one when the models run on CUDA, unless configured

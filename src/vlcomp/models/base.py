@@ -71,6 +71,12 @@ class DualEncoderScorer:
         """The image encoder (counted by `vlcomp.models.vision_count`)."""
         return self.model.visual
 
+    @property
+    def pixel_transform(self) -> ImageTransform:
+        """What a loader's workers apply to each picture: the model's own transform, then
+        ARO's shuffle of the preprocessed tensor where the picture is tagged with one."""
+        return Shuffling(self.preprocess)
+
     def _empty(self) -> np.ndarray:
         return np.zeros((0, self.embed_dim), dtype=np.float32)
 
@@ -79,7 +85,7 @@ class DualEncoderScorer:
         if len(images) == 0:
             return self._empty()
         return np.concatenate([
-            self.embed_pixels(torch.stack([Shuffling(self.preprocess)(im) for im in
+            self.embed_pixels(torch.stack([self.pixel_transform(im) for im in
                                            images[start : start + batch_size]]))
             for start in _batches(len(images), batch_size)])
 

@@ -56,10 +56,11 @@ def _as_list(value: Any) -> list[str]:
 
 
 def check_paper_models(config: Mapping[str, Any]) -> None:
-    """Raise ConfigError naming the key for an unknown paper or paper model, a model that is
-    not configured, or several models for a paper model that is one model."""
+    """Raise ConfigError naming the key for an unknown paper or paper model, or several models
+    for a paper model that is one model. A model key that is not configured is not an error
+    (a configuration that trims ``models`` keeps the rest of its mapping): its paper model is
+    unplayed, which `unplayed_paper_models` says."""
     papers = registry()
-    models = config.get("models") or {}
     for paper, mapping in (config.get("paper_models") or {}).items():
         key = f"config.paper_models.{paper}"
         if paper not in papers:
@@ -78,11 +79,21 @@ def check_paper_models(config: Mapping[str, Any]) -> None:
             if len(names) > 1 and not spec.many:
                 raise ConfigError(f"{key}.{name}: one model plays {paper}'s {name}, not "
                                   f"{len(names)} ({', '.join(names)})")
-            for model in names:
-                if model not in models:
-                    raise ConfigError(
-                        f"{key}.{name}: {model!r} is not a configured model (set it to null "
-                        f"to leave {paper}'s {name} out); models: {', '.join(models)}")
+
+
+def unplayed_paper_models(config: Mapping[str, Any]) -> list[str]:
+    """One line per mapped model key that is not under ``models`` (a typo, or a model the
+    configuration left out): the paper model it was to play is played by the rest of its
+    list, or by none, and then its claims' findings are not run."""
+    models = config.get("models") or {}
+    out = []
+    for paper, mapping in (config.get("paper_models") or {}).items():
+        for name, chosen in (mapping or {}).items():
+            missing = [m for m in _as_list(chosen) if chosen is not None and m not in models]
+            if missing:
+                out.append(f"config.paper_models.{paper}.{name}: {', '.join(missing)} not under "
+                           f"models, so it does not play {paper}'s {name}")
+    return out
 
 
 def paper_model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, list[str]]]:
@@ -91,8 +102,9 @@ def paper_model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, list[st
     models = config.get("models") or {}
     out: dict[str, dict[str, list[str]]] = {}
     for paper, mapping in (config.get("paper_models") or {}).items():
-        labels = {name: [models[m]["label"] for m in _as_list(chosen)]
+        labels = {name: [models[m]["label"] for m in _as_list(chosen) if m in models]
                   for name, chosen in (mapping or {}).items() if chosen is not None}
+        labels = {name: played for name, played in labels.items() if played}
         for name, spec in registry().get(paper, {}).items():
             if spec.blind_of and spec.blind_of in labels:
                 labels[name] = [BLIND_PRIOR.format(label=label)

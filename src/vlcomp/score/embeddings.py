@@ -68,17 +68,16 @@ def embed_image_set(
     With a ``bbox`` column (``[x, y, w, h]`` pixels, or None) each image is cropped to its box
     as it is read (ARO's VG crops), so crops never exist as files. A scorer with
     ``image_batches`` and ``embed_pixels`` (the dual encoders) gets batches from its
-    `DataLoader`, whose ``workers`` processes decode and transform the files while it encodes
-    (0: in this process); any other scorer gets PIL images, ``chunk`` at a time.
+    `DataLoader`, whose ``workers`` processes decode and transform the files (with its
+    ``pixel_transform``, else its ``preprocess``) while it encodes (0: in this process); any
+    other scorer gets PIL images, ``chunk`` at a time.
     """
     paths, boxes = images.path.tolist(), image_boxes(images)
     if not paths:
         raise ValueError("image set is empty")
     if callable(getattr(scorer, "image_batches", None)):
-        from vlcomp.image.tensor_shuffle import Shuffling
-
-        loader = scorer.image_batches(ImageFiles(paths, boxes, Shuffling(scorer.preprocess)),
-                                      batch_size, workers)
+        transform = getattr(scorer, "pixel_transform", None) or scorer.preprocess
+        loader = scorer.image_batches(ImageFiles(paths, boxes, transform), batch_size, workers)
         parts = [scorer.embed_pixels(batch)
                  for batch in tqdm(loader, desc="embed images", mininterval=5)]
         return np.concatenate(parts).astype(np.float32)
