@@ -84,6 +84,7 @@ PAPER_JOBS = {
     "table_bivlc_detectors": 1, "figure_generated_examples": 1, "table_bison": 1,
     "table_bison_fig9": 1, "figure_bison_fig9": 1, "table_robustness": 4,
     "table_bison_section6": 1,  # BISON section 6: captioning metrics as BISON systems
+    "bison_rank_agreement": 1,  # BISON §4.2: its systems' accuracy against COCO-1K R@1
     # BISON Tables 4 / 6 on the 3 BLIP captioners (BLIP-2's score, not generate, here): their
     # Karpathy test captions, one table
     "generate_captions": 3, "table_bison_captioners": 1,

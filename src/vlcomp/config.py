@@ -97,16 +97,18 @@ def retrieval_null_images(config: Mapping[str, Any]) -> int:
 
 
 def null_sampling(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``visualgptscore.null_sampling`` (VisualGPTScore appendix Table 5's null half) with its
-    defaults: ``benchmark`` (winoground), ``counts`` (sorted, distinct), ``seeds`` and
-    ``models`` (None: every captioner scoring the benchmark); None when absent."""
+    """``visualgptscore.null_sampling`` (VisualGPTScore appendix Table 5) with its
+    defaults: ``benchmark`` (winoground), ``counts`` (sorted, distinct), ``seeds``,
+    ``models`` (None: every captioner scoring the benchmark) and ``sources`` (``null``, and
+    ``train`` for sampled training images); None when absent."""
     spec = config.get("visualgptscore", {}).get("null_sampling")
     if not spec:
         return None
     return {"benchmark": str(spec.get("benchmark", "winoground")),
             "counts": sorted({int(n) for n in spec["counts"]}),
             "seeds": [int(s) for s in spec["seeds"]],
-            "models": list(spec["models"]) if spec.get("models") else None}
+            "models": list(spec["models"]) if spec.get("models") else None,
+            "sources": [str(s) for s in spec.get("sources") or ["null"]]}
 
 
 def null_sampling_models(config: Mapping[str, Any]) -> list[str]:

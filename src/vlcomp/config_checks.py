@@ -59,6 +59,10 @@ def _check_null_sampling(config: dict[str, Any]) -> None:
     if NAMED_KINDS.get(benchmark) != "winoground":
         raise ConfigError(f"{key}.benchmark: {benchmark!r} is not a 2 x 2 pair benchmark of "
                           "Winoground's kind (Table 5 is its text score at alpha*)")
+    if "train" in (spec.get("sources") or []) and \
+            not config.get("visualgptscore", {}).get("train_images"):
+        raise ConfigError(f"{key}.sources: 'train' samples visualgptscore.train_images' "
+                          "dataset, which is not configured")
     models = expand_models(config)
     for name in spec.get("models") or []:
         if name in models and not is_captioner(models[name]):

@@ -50,9 +50,15 @@ if BISON_CAPTIONING:
             images=f"results/imagesets/{BISON_CAPTIONING['dataset']}_test.parquet",
             references=f"results/data/{BISON_CAPTIONING['dataset']}/captions.parquet",
             bison=expand("results/metrics/{model}/bison.json", model=CAPTIONING_MODELS),
+            bison_items="results/benchmarks/bison.parquet",
+            bison_scores=expand(
+                "results/scores/{model}/bison.parquet", model=CAPTIONING_MODELS
+            ),
             spice=spice_inputs(BISON_CAPTIONING["metrics"]),
         output:
             json="results/metrics/bison_table4.json",
+            # BISON Figure 8: caption scores of the items predicted right vs wrong
+            figure8="results/uncertainty/bison_figure8.csv",
             csv=report(
                 "results/tables/bison/table4.csv",
                 caption="../report/bison_table4.rst",
@@ -76,5 +82,8 @@ if BISON_CAPTIONING:
             tokenizer=BISON_CAPTIONING["tokenizer"],
             dataset=BISON_CAPTIONING["dataset"],
             decoding=CAPTION_DECODING,
+            resamples=UNCERTAINTY["resamples"],
+            bootstrap_seed=UNCERTAINTY["seed"],
+            confidence=UNCERTAINTY["confidence"],
         script:
             "../scripts/table_bison_captioners.py"

@@ -2,6 +2,7 @@ import functools
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
@@ -447,6 +448,29 @@ CAPTIONER_GROUPS = {
 }
 # the COCO-1K retrieval BISON's table sets beside its accuracy (a retrieval scored in folds)
 BISON_RETRIEVAL = label_folded_retrieval(config)
+# BISON §4.2's rank agreement: the retrieval systems config paper_models.BISON names (those
+# with embeddings), their accuracy against their T2I R@1 on that retrieval (the world's:
+# world_retrieval, which has no folds); three systems at least
+BISON_RANK_RETRIEVAL = BISON_RETRIEVAL or (
+    "world_retrieval" if "world_retrieval" in RETRIEVAL_BENCHMARKS else None
+)
+BISON_RANK_SYSTEMS = {
+    label: [m for m in MODEL_GROUPS.get(label, []) if m in EMBEDDING_MODELS]
+    for label in paper_model_labels(config).get("BISON", {}).get("retrieval system", [])
+}
+BISON_RANK_SYSTEMS = {k: v for k, v in BISON_RANK_SYSTEMS.items() if v}
+BISON_RANK = bool(
+    "bison" in BENCHMARKS and BISON_RANK_RETRIEVAL and len(BISON_RANK_SYSTEMS) >= 3
+)
+# the retrieval systems' model ids, in config order (their seeds together)
+BISON_RANK_MODELS = [m for members in BISON_RANK_SYSTEMS.values() for m in members]
+
+
+def benchmark_wildcards(benchmark):
+    """A job's wildcards for a helper that reads ``wildcards.benchmark``."""
+    return SimpleNamespace(benchmark=benchmark)
+
+
 # benchmarks with uncertainty tables (choice benchmarks and retrieval galleries)
 ANALYSIS_BENCHMARKS = CHOICE_BENCHMARKS + RETRIEVAL_BENCHMARKS
 

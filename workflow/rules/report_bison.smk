@@ -1,5 +1,5 @@
-# BISON (Hu et al.): its accuracy tables, section 6's caption scores and Figure 9's query
-# alterations.
+# BISON (Hu et al.): its accuracy tables, the rank agreement of its accuracy with retrieval
+# (§4.2), section 6's caption scores and Figure 9's query alterations.
 
 
 rule table_bison:
@@ -28,6 +28,68 @@ rule table_bison:
         options={"retrieval": BISON_RETRIEVAL},
     script:
         "../scripts/report_table.py"
+
+
+if BISON_RANK:
+
+    rule bison_rank_agreement:
+        input:
+            unpack(
+                lambda wc: fold_order_inputs(benchmark_wildcards(BISON_RANK_RETRIEVAL))
+            ),
+            bison="results/benchmarks/bison.parquet",
+            scores=expand(
+                "results/scores/{model}/bison.parquet", model=BISON_RANK_MODELS
+            ),
+            gallery=f"results/benchmarks/{BISON_RANK_RETRIEVAL}/gallery.parquet",
+            queries=f"results/benchmarks/{BISON_RANK_RETRIEVAL}/queries.parquet",
+            images=[
+                f"results/embeddings/{m}/images/"
+                f"{BENCHMARK_IMAGESETS[BISON_RANK_RETRIEVAL][0]}.npy"
+                for m in BISON_RANK_MODELS
+            ],
+            texts=[
+                f"results/embeddings/{m}/texts/{BISON_RANK_RETRIEVAL}.npy"
+                for m in BISON_RANK_MODELS
+            ],
+            reranked=[
+                f
+                for m in BISON_RANK_MODELS
+                for f in reranked_file(m, BISON_RANK_RETRIEVAL)
+            ],
+        output:
+            "results/uncertainty/bison_rank_agreement.csv",
+        log:
+            "logs/uncertainty/bison_rank_agreement.log",
+        benchmark:
+            "benchmarks/bison_rank_agreement.tsv"
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            systems=BISON_RANK_SYSTEMS,
+            models=BISON_RANK_MODELS,
+            bison_options=metric_options("bison"),
+            retrieval=BISON_RANK_RETRIEVAL,
+            retrieval_metric=(
+                "folds t2i_r1"
+                if BENCHMARK_SPECS[BISON_RANK_RETRIEVAL].get("folds")
+                else "t2i_r1"
+            ),
+            folds=BENCHMARK_SPECS[BISON_RANK_RETRIEVAL].get("folds"),
+            fold_file=fold_order_file(BISON_RANK_RETRIEVAL),
+            reranked_models=[
+                m for m in BISON_RANK_MODELS if reranked_file(m, BISON_RANK_RETRIEVAL)
+            ],
+            resamples=UNCERTAINTY["resamples"],
+            seed=UNCERTAINTY["seed"],
+            confidence=UNCERTAINTY["confidence"],
+            method=UNCERTAINTY["method"],
+        script:
+            "../scripts/bison_rank_agreement.py"
 
 
 if BISON_CAPTION_SCORES:

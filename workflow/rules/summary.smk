@@ -61,6 +61,16 @@ rule findings:
             "results/uncertainty/retrieval_errors_{gallery}.csv",
             gallery=JUDGED_GALLERIES,
         ),
+        # BISON §4.2: its accuracy and retrieval's R@1 rank the retrieval systems alike
+        rank=(["results/uncertainty/bison_rank_agreement.csv"] if BISON_RANK else []),
+        # BISON Figure 8: its captioners' caption scores, items predicted right vs wrong
+        figure8=(["results/uncertainty/bison_figure8.csv"] if BISON_CAPTIONING else []),
+        # VisualGPTScore appendix Table 5: null against training images over the seeds
+        null_sampling=(
+            ["results/uncertainty/visualgptscore_null_sampling.csv"]
+            if NULL_SAMPLING_MODELS
+            else []
+        ),
         # paper tables a claim reads a cell of (BISON Table 4's caption scores): the
         # interval companion where the table has one, else the table (exact numbers)
         tables=[

@@ -365,11 +365,17 @@ rule retrieval_null_prior:
         "../scripts/retrieval_null_prior.py"
 
 
-# Appendix Table 5's null half: a captioner's log P(t) of the pair benchmark's texts from
-# the first n of max(counts) null images, per sampling seed (visualgptscore.null_sampling)
+# Appendix Table 5: a captioner's log P(t) of the pair benchmark's texts from the first n
+# of max(counts) null images, per sampling seed (visualgptscore.null_sampling), and from the
+# first n of max(counts) training images (sources: train)
 rule null_sampling_prior:
     input:
         benchmark="results/benchmarks/{benchmark}.parquet",
+        train_images=(
+            f"results/imagesets/{PRIOR_TRAIN_IMAGES.get('dataset')}_train.parquet"
+            if "train" in NULL_SAMPLING.get("sources", [])
+            else []
+        ),
         model=model_inputs,
     output:
         "results/priors/{model}/{benchmark}_null_sampling.parquet",
@@ -396,6 +402,7 @@ rule null_sampling_prior:
         null=NULL_IMAGES,
         counts=NULL_SAMPLING.get("counts", []),
         seeds=NULL_SAMPLING.get("seeds", []),
+        sources=NULL_SAMPLING.get("sources", []),
         batch_size=EMBED["pair_batch_size"],
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,

@@ -141,6 +141,8 @@ rule table_visualgptscore_null_sampling:
         ),
         md="results/tables/visualgptscore/table5.md",
         runs="results/metrics/visualgptscore_null_sampling.csv",
+        # null against training images, per count: t intervals over the seeds
+        intervals="results/uncertainty/visualgptscore_null_sampling.csv",
     log:
         "logs/report/table_visualgptscore_null_sampling.log",
     benchmark:
@@ -157,6 +159,8 @@ rule table_visualgptscore_null_sampling:
         benchmark=NULL_SAMPLING.get("benchmark"),
         counts=NULL_SAMPLING.get("counts", []),
         seeds=NULL_SAMPLING.get("seeds", []),
+        sources=NULL_SAMPLING.get("sources", []),
+        confidence=UNCERTAINTY["confidence"],
         kind=lambda wc: BENCHMARK_KIND.get(NULL_SAMPLING.get("benchmark"), ""),
         options=lambda wc: metric_options(NULL_SAMPLING.get("benchmark")),
         step=VISUALGPTSCORE.get("alpha_step", 0.001),
@@ -164,10 +168,17 @@ rule table_visualgptscore_null_sampling:
         notes=[
             "alpha=alpha*: the oracle alpha* of the text score on all items (grid step "
             "visualgptscore.alpha_step, the smallest alpha with the best score); P(t) from "
-            "the first n of each seed's Gaussian null images; mean and population std "
-            "(ddof 0) over the seeds (per-seed rows: "
+            "the first n of each seed's Gaussian null images (null), or of each seed's "
+            "training images in a seeded order (train); mean and population std (ddof 0) "
+            "over the seeds (per-seed rows: "
             "results/metrics/visualgptscore_null_sampling.csv). The paper's LAION rows "
-            "sample LAION-114M training images, which the workflow does not have.",
+            "sample LAION-114M training images, which the workflow does not have; "
+            + (
+                f"the train rows sample the train split of "
+                f"{PRIOR_TRAIN_IMAGES.get('dataset')} instead."
+                if "train" in NULL_SAMPLING.get("sources", [])
+                else "no train rows are configured (null_sampling.sources)."
+            ),
         ],
     script:
         "../scripts/report_visualgptscore_null_sampling.py"

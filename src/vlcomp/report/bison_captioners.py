@@ -50,11 +50,11 @@ def reference_captions(captions: pd.DataFrame, image_ids: Sequence[str]) -> dict
 
 def score_captions(references: Mapping[str, Sequence[str]], generated: pd.DataFrame,
                    metrics: Sequence[str], tokenizer: str = "ptb",
-                   spice_dir: str | None = None) -> dict[str, Any]:
+                   spice_dir: str | None = None, per_item: bool = False) -> dict[str, Any]:
     """`caption_metrics` of one captioner's ``image_id, caption`` table against
     ``references`` (the same images), unavailable metrics recorded; ``n_empty`` counts the
     empty captions (scored as empty, through `EMPTY_STAND_IN`). SPICE runs from
-    ``spice_dir``."""
+    ``spice_dir``; ``per_item`` adds each image's scores (``per_item[metric][image_id]``)."""
     missing = {"image_id", "caption"} - set(generated.columns)
     if missing:
         raise ValueError(f"generated captions lack column(s) {sorted(missing)}")
@@ -64,7 +64,7 @@ def score_captions(references: Mapping[str, Sequence[str]], generated: pd.DataFr
     texts = generated.caption.fillna("").astype(str).str.strip()
     candidates = {i: t or EMPTY_STAND_IN for i, t in zip(ids, texts, strict=True)}
     result = caption_metrics(references, candidates, metrics=metrics, tokenizer=tokenizer,
-                             on_unavailable="record", spice_dir=spice_dir)
+                             on_unavailable="record", spice_dir=spice_dir, per_item=per_item)
     return {**result, "n_empty": int((texts == "").sum())}
 
 

@@ -11,7 +11,7 @@ the α-curve records of generative models (`vlcomp.metrics.alpha_curves`,
 * ``alpha_table`` (Table 4): α = 0, α = 1 and α* picked on validation halves (held-out
   accuracy and α*, mean ± std over repeats), and the oracle α* picked on all items.
 * ``alpha_curves_figure`` (Table 3's curves): accuracy against α, one panel per benchmark.
-* ``null_sampling_table`` (appendix Table 5, null half): the oracle α* text score with P(t)
+* ``null_sampling_table`` (appendix Table 5): the oracle α* text score with P(t)
   from n null images, mean and std over sampling seeds.
 
 Rows are methods and columns benchmarks, as in the paper (and its published records).
@@ -161,24 +161,27 @@ def null_prior_row(row: str, n: int) -> str:
     return f"{row} null n={n}"
 
 
-def null_sampling_row(label: str, n: int) -> str:
+def null_sampling_row(label: str, n: int, source: str = "null") -> str:
     """A row of VisualGPTScore appendix Table 5: ``label``'s oracle α* with P(t) from n null
-    images."""
+    images (``source="train"``: n sampled training images, the paper's LAION rows)."""
+    if source == "train":
+        return f"{label} (alpha=alpha*) train n={n}"
     return null_prior_row(f"{label} (alpha=alpha*)", n)
 
 
 def null_sampling_table(summaries: Mapping[str, pd.DataFrame], benchmark: str,
                         names: Mapping[str, str] | None = None) -> pd.DataFrame:
-    """Appendix Table 5's null half: per model label and count n (`null_sampling_row`), the
-    text score at the oracle α* and that α*, each with its std over seeds (``summaries``:
-    label -> `vlcomp.metrics.null_sampling.null_sampling_summary`)."""
+    """Appendix Table 5: per model label, image source and count n (`null_sampling_row`),
+    the text score at the oracle α* and that α*, each with its std over seeds
+    (``summaries``: label -> `vlcomp.metrics.null_sampling.null_sampling_summary`, indexed
+    by source and n)."""
     score = alpha_column(benchmark, "winoground", names)
     alpha = f"{benchmark_name(benchmark, names)} alpha*"
     columns = [score, f"{score} std", alpha, f"{alpha} std"]
-    rows = {null_sampling_row(label, int(n)): {
+    rows = {null_sampling_row(label, int(n), str(source)): {
         score: row.accuracy, f"{score} std": row.accuracy_std,
         alpha: row.alpha, f"{alpha} std": row.alpha_std}
-        for label, summary in summaries.items() for n, row in summary.iterrows()}
+        for label, summary in summaries.items() for (source, n), row in summary.iterrows()}
     return _frame(rows, columns)
 
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 from tqdm import tqdm
 
+from vlcomp.io import open_rgb
 from vlcomp.metrics.debias import log_mean_exp
 from vlcomp.metrics.null_sampling import null_sampling_column
 from vlcomp.seeding import stable_rng
@@ -167,6 +169,33 @@ def retrieval_null_priors(scorer: Any, texts: dict[str, Sequence[str]], null: di
         prior, per_image = log_prior_given_states(scorer, states, list(queries), batch_size,
                                                   desc=f"log P(t | null) {split}")
         out[split], out[f"{split}_per_image"] = prior, per_image
+    return out
+
+
+def train_sampling_priors(scorer: Any, texts: Sequence[str], pool: pd.DataFrame,
+                          counts: Sequence[int], seeds: Sequence[int], batch_size: int = 32,
+                          image_batch: int = 32) -> dict[str, np.ndarray]:
+    """VisualGPTScore appendix Table 5's LAION half on a configuration's own training
+    images: per seed, max(counts) images of ``pool`` (``image_id``, ``path``) in a seeded
+    random order, encoded once and every text scored against each; the prior of count n
+    averages the first n as probabilities. Returns the ``train`` `null_sampling_column`s."""
+    top = max(counts)
+    ids = sorted(set(map(str, pool.image_id)))
+    if top > len(ids):
+        raise ValueError(f"cannot draw {top} training images from {len(ids)}")
+    paths = dict(zip(pool.image_id.astype(str), pool.path.astype(str), strict=True))
+    out: dict[str, np.ndarray] = {}
+    for seed in seeds:
+        order = stable_rng("prior-train-sampling", int(seed)).permutation(len(ids))[:top]
+        images = [open_rgb(paths[ids[k]]) for k in order]
+        states = scorer.image_states(images, batch_size=image_batch)
+        _, per_image = log_prior_given_states(
+            scorer, states, list(texts), batch_size, chunk=max(1, 65536 // top),
+            desc=f"log P(t | {top} training images) seed {seed}")
+        for n in counts:
+            out[null_sampling_column(seed, n, "train")] = log_mean_exp(per_image[:, :n],
+                                                                       axis=1)
+        del states
     return out
 
 
