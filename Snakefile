@@ -46,6 +46,7 @@ onstart:
 rule all:
     input:
         all_tables(),
+        model_targets(),
         "results/summary.md",
         "results/findings.md",
         "results/index.html",

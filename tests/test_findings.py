@@ -38,6 +38,7 @@ from vlcomp.report.findings_text import (
 )
 from vlcomp.report.paper_models import (
     check_paper_models,
+    models_playing_no_paper_model,
     paper_model_labels,
     registry,
     unplayed_paper_models,
@@ -337,6 +338,24 @@ def test_a_model_key_left_out_of_models_plays_nothing_and_is_reported():
         "ARO's NegCLIP",
         "config.paper_models.BISON.retrieval system: gone not under models, so it does not "
         "play BISON's retrieval system"]
+
+
+def test_a_configured_model_no_claim_tests_is_listed_in_the_findings_with_why(run):
+    """A model of one's own plays no paper model: the findings list it (its rows are in the
+    tables and the summary), rather than leave the reader to wonder where it went."""
+    config = {"models": {"clip": {"label": "CLIP"}, "neg": {"label": "NegCLIP"},
+                         "mine": {"label": "My CLIP"}},
+              "paper_models": {"ARO": {"CLIP": "clip"},
+                               "BISON": {"retrieval system": ["clip", "neg"]}}}
+    assert models_playing_no_paper_model(config) == ["My CLIP"]
+    claims = [claim(benchmark="vg_relation", metric="macro_accuracy", a={"model": "NegCLIP"},
+                    b={"model": "CLIP-FT"})]
+    findings = evaluate(claims, run)
+    verdicts = verdict_claims(claims, findings)
+    text = markdown_findings(verdicts, findings, untested=["My CLIP"])
+    assert "## This run's models that no claim tests" in text
+    assert "- My CLIP: not run in any claim: plays no paper model" in text
+    assert "no claim tests" not in markdown_findings(verdicts, findings)
 
 
 def test_a_paper_model_nobody_plays_is_absent_never_a_stand_in(run):

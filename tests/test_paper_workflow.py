@@ -541,8 +541,8 @@ def test_real_format_run_read_every_model_from_pinned_snapshots_offline(real_run
 
 
 def test_a_missing_model_file_fails_the_dry_run_naming_it(tmp_path):
-    """A model's own checkpoint is a job input: a `pretrained:` path that does not exist
-    stops the DAG before anything runs (not 55 s into a GPU job)."""
+    """A `pretrained:` path of one's own that does not exist stops the plan before anything
+    runs (not 55 s into a GPU job), naming the key and the file."""
     config = tmp_path / "mine.yaml"
     config.write_text(yaml.safe_dump({
         "extends": str(REPO / "config" / "evaluate.yaml"),
@@ -552,7 +552,7 @@ def test_a_missing_model_file_fails_the_dry_run_naming_it(tmp_path):
     result = snakemake("-n", "--configfile", str(config), cwd=tmp_path)
     said = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "Missing input files for rule embed_model" in said and "missing/mine.pt" in said
+    assert f"models.mine.pretrained: no such file: {tmp_path / 'missing' / 'mine.pt'}" in said
 
 
 @pytest.mark.slow

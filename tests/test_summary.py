@@ -8,7 +8,13 @@ import pandas as pd
 import pytest
 
 from vlcomp.report.intervals import CellIntervals, Numbers, headline_columns, table_columns
-from vlcomp.report.summary import cell, headline_table, published_rows, write_summary
+from vlcomp.report.summary import (
+    NO_HEADLINE,
+    cell,
+    headline_table,
+    published_rows,
+    write_summary,
+)
 
 
 def intervals() -> dict[str, pd.DataFrame]:
@@ -50,6 +56,11 @@ def test_headline_rows_are_models_and_seed_groups_each_with_its_interval():
     assert table.loc["CLIP", "SugarCrepe"] == "60.0 [57.0, 63.0]"
     assert table.loc["FT (2 seeds)", "VG-Relation"] == "56.0 [52.0, 60.0] sd 1.4"
     assert cell(float("nan"), 0, 0) == "–"
+    # a configured model with no headline number says so in its row, not as a row of dashes
+    with_mine = GROUPS | {"Mine": ["mine"]}
+    unscored = headline_table(Numbers(intervals(), seeds(), with_mine), columns, with_mine)
+    assert unscored.loc["Mine"].tolist() == [NO_HEADLINE, "–"]
+    assert unscored.loc["CLIP"].tolist() == table.loc["CLIP"].tolist()
     from vlcomp.report.summary import markdown
 
     escaped = markdown(pd.DataFrame({"model": ["P(t|null)"], "x": ["1"]}), index=False)

@@ -101,7 +101,7 @@ def model_pins(name: str, entry: dict[str, Any]) -> Pins:
     if family == "xvlm":
         hub += _ref(entry.get("tokenizer", XVLM_TOKENIZER), entry.get("tokenizer_revision"),
                     where, patterns=TOKENIZER_FILES)
-    if family == "open_clip" and is_hub_id(entry.get("pretrained")):
+    if family == "open_clip" and open_clip_weights.is_tag(entry.get("pretrained")):
         arch, tag = str(entry["arch"]), str(entry["pretrained"])
         weights = open_clip_weights.tag_weights(arch, tag, where)
         if weights.path is not None:

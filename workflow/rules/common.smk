@@ -73,6 +73,7 @@ from vlcomp.report.labels import (  # noqa: E402
 )
 from vlcomp.report.claims import claim_tables  # noqa: E402
 from vlcomp.report.paper_models import (  # noqa: E402
+    models_playing_no_paper_model,
     paper_model_labels,
     unplayed_paper_models,
 )
@@ -82,7 +83,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP_FAMILIES,
     TABLE10_KINDS,
 )
-from vlcomp.models.hub import is_hub_id  # noqa: E402
+from vlcomp.model_files import missing_own_files, named_files  # noqa: E402
 from vlcomp.pins import (  # noqa: E402
     config_pins,
     dataset_pins,
@@ -180,6 +181,14 @@ RUN_PATTERN = union(RUNS)
 CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
+# A file of one's own that a model names and that does not exist stops the run here, before a
+# finished folder's tables could stand in for the model's missing jobs (vlcomp.model_files)
+_missing_files = missing_own_files(MODEL_ENTRIES, Path.cwd())
+if _missing_files:
+    raise WorkflowError(
+        "configuration: a model names a file that does not exist:\n  "
+        + "\n  ".join(_missing_files)
+    )
 # Every hub snapshot and weight file the models, LMs, generators and hub datasets load,
 # pinned (vlcomp.pins): fetched by download rules, inputs of the jobs that load them
 try:
@@ -509,20 +518,6 @@ def model_entry(model):
     return entry
 
 
-# entry keys that may name a file or folder a model reads: a download (vlcomp.data.sources),
-# a manual download, or one of the researcher's own
-MODEL_FILE_KEYS = (
-    "path",
-    "pretrained",
-    "config",
-    "vision_config",
-    "text_config",
-    "lm_head",
-    "model",
-    "tokenizer",
-)
-
-
 def model_files(model):
     """Files a model needs before it can score: its checkpoint when trained in the DAG, or the
     downloaded files under resources/ its entry names (NegCLIP's checkpoint; X-VLM's
@@ -539,17 +534,15 @@ def model_files(model):
         return list(entry.get("files", []))
     # hub snapshots and open_clip weights (vlcomp.pins), fetched by the download rules
     files = model_pins(model, entry).inputs
-    for key in MODEL_FILE_KEYS:
-        value = entry.get(key)
-        if not value or is_hub_id(value):  # a hub id or an open_clip tag: vlcomp.pins
-            continue
-        path = str(value).removeprefix("resources/")
+    # (hub ids and open_clip tags are no files: vlcomp.pins has them)
+    for _, value in named_files(model, entry):
+        path = value.removeprefix("resources/")
         manual = [f for f in MANUAL_CHECKS if path.startswith(f"{f}/")]
         if path in REMOTE_FILES:
             files.append(value)
         elif manual:  # a manual download (GNM's checkpoint): its check names the folder
             files += [f"resources/{folder}/.vlcomp_checked" for folder in manual]
-        else:  # a file or folder of one's own: if it is missing, the DAG says so
+        else:  # a file or folder of one's own (it exists: checked above)
             files.append(str(value))
     return files
 

@@ -105,6 +105,7 @@ rule findings:
     params:
         groups=MODEL_GROUPS | {label: [b] for b, label in BLIND_MODELS.items()},
         paper_labels=paper_model_labels(config),
+        untested=models_playing_no_paper_model(config),
         confidence=UNCERTAINTY["confidence"],
     script:
         "../scripts/findings.py"

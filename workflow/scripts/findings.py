@@ -18,7 +18,7 @@ with job_log(snakemake.log[0]) as log:
     numbers = RunNumbers(folder, p.groups, tables=Path(out.csv).parent / "tables")
     findings = evaluate_findings(claims, numbers, p.paper_labels, p.confidence)
     verdicts = verdict_claims(claims, findings, p.confidence)
-    write_findings(verdicts, findings, out.claims, out.csv, out.md, p.confidence)
+    write_findings(verdicts, findings, out.claims, out.csv, out.md, p.confidence, p.untested)
     write_front_page(Path(snakemake.input.front_page).read_text(encoding="utf-8"), verdicts,
                      findings, out.front_page)
     log.info("claims per paper:\n%s", paper_counts(verdicts).to_string(index=False))

@@ -60,9 +60,16 @@ class HubRef:
         return f"hub/{self.kind}s/{self.repo}"
 
 
+# a value ending like a file (a checkpoint, a config) names a file, never a repository
+FILE_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".ckpt", ".th", ".pkl", ".npz",
+                 ".json", ".yaml", ".yml")
+
+
 def is_hub_id(value: Any) -> bool:
     """Whether ``value`` names a hub repository rather than a local file or folder."""
     if not isinstance(value, str) or not _HUB_ID.fullmatch(value):
+        return False
+    if value.lower().endswith(FILE_SUFFIXES):
         return False
     return not value.startswith(("resources/", "results/")) and not os.path.exists(value)
 

@@ -12,20 +12,11 @@ from open_clip.transformer import QuickGELU
 
 from vlcomp.models.base import DualEncoderScorer
 from vlcomp.models.checkpoint import load_state_dict_file
-from vlcomp.models.open_clip_weights import local_weights
+from vlcomp.models.open_clip_weights import is_tag, local_weights
 
 __all__ = ["OpenClipScorer", "check_quick_gelu", "load_state_dict_file", "mlp_activations"]
 
-_CHECKPOINT_SUFFIXES = (".pt", ".pth", ".bin", ".safetensors", ".ckpt")
 _NOT_ACTIVATIONS = (torch.nn.Linear, torch.nn.LayerNorm, torch.nn.Identity, torch.nn.Dropout)
-
-
-def _is_path(pretrained: str) -> bool:
-    return (
-        os.path.isfile(pretrained)
-        or os.sep in pretrained
-        or pretrained.endswith(_CHECKPOINT_SUFFIXES)
-    )
 
 
 def mlp_activations(model: torch.nn.Module) -> list[type]:
@@ -77,7 +68,7 @@ class OpenClipScorer(DualEncoderScorer):
             "cache_dir": entry.get("cache_dir"),
         }
         state_dict = None
-        if _is_path(pretrained):
+        if not is_tag(pretrained):
             if not os.path.isfile(pretrained):
                 raise FileNotFoundError(f"model {name!r}: checkpoint file not found: {pretrained}")
             state_dict = load_state_dict_file(pretrained, entry.get("weights_only", True))

@@ -9,10 +9,12 @@ open_clip download into the home cache.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from vlcomp.models.hub import HubRef, local_pretrained, offline
+from vlcomp.models.hub import FILE_SUFFIXES, HubRef, local_pretrained, offline
 
 OPENAI = "https://openaipublic.azureedge.net/clip/models"
 # hub files open_clip reads for a tag, preferred first
@@ -53,6 +55,15 @@ TAGS: dict[tuple[str, str], TagWeights] = {
     ("ViT-B-16", "laion2b_s34b_b88k"): TagWeights(hf_hub="laion/CLIP-ViT-B-16-laion2B-s34B-b88K"),
     ("ViT-B-32", "laion2b_s34b_b79k"): TagWeights(hf_hub="laion/CLIP-ViT-B-32-laion2B-s34B-b79K"),
 }
+
+
+def is_tag(pretrained: Any) -> bool:
+    """Whether an open_clip ``pretrained:`` value is a tag (``openai``, ``laion2b_s34b_b79k``)
+    rather than a file: a tag has no folder, no file suffix and is no existing file."""
+    if not isinstance(pretrained, str) or not pretrained:
+        return False
+    return ("/" not in pretrained and os.sep not in pretrained and not os.path.isfile(pretrained)
+            and not pretrained.lower().endswith(FILE_SUFFIXES))
 
 
 def base_arch(arch: str) -> str:

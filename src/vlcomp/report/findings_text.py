@@ -5,6 +5,7 @@ front page; ``results/claims.csv`` and ``results/findings.csv`` written beside t
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +121,24 @@ def _claim_section(c: Any, rows: pd.DataFrame, level: str) -> list[str]:
     return [*lines, _findings_table(rows, level), ""]
 
 
+def untested_models_section(labels: Sequence[str]) -> list[str]:
+    """The configured models no claim tests (they play no paper model), each in a line that
+    says why and where its numbers are."""
+    if not labels:
+        return []
+    return ["## This run's models that no claim tests", "",
+            "A claim tests the models its paper names, as config `paper_models` maps them. "
+            "These configured models play none of them: their rows are in every paper table "
+            "they score and in `results/summary.md`, and a claim tests one only once "
+            "`paper_models` names it (docs/own-model.md).", ""] + [
+        f"- {label}: not run in any claim: plays no paper model" for label in labels] + [""]
+
+
 def markdown_findings(claims: pd.DataFrame, findings: pd.DataFrame,
-                      confidence: float = 0.95) -> str:
+                      confidence: float = 0.95, untested: Sequence[str] = ()) -> str:
     """``results/findings.md``'s body: the counts, per paper; how to read the tests; every
-    claim with its verdicts, its sentence and its findings; the sanity checks apart."""
+    claim with its verdicts, its sentence and its findings; the configured models no claim
+    tests; the sanity checks apart."""
     level = f"{confidence * 100:g} %"
     one_sided = f"{one_sided_level(confidence) * 100:g} %"
     text = [headline(claims, findings), "", _counts_table(claims), "",
@@ -151,6 +166,7 @@ def markdown_findings(claims: pd.DataFrame, findings: pd.DataFrame,
         text += [f"## {paper}", ""]
         for c in family[family.paper == paper].itertuples():
             text += _claim_section(c, by_claim.get(c.id, findings.iloc[0:0]), level)
+    text += untested_models_section(untested)
     sanity = claims[claims.kind == SANITY]
     if len(sanity):
         text += ["## Sanity checks", "",
@@ -171,9 +187,11 @@ def markdown_overview(claims: pd.DataFrame, findings: pd.DataFrame) -> str:
 
 
 def write_findings(claims: pd.DataFrame, findings: pd.DataFrame, claims_csv: str | Path,
-                   findings_csv: str | Path, md: str | Path, confidence: float = 0.95) -> None:
+                   findings_csv: str | Path, md: str | Path, confidence: float = 0.95,
+                   untested: Sequence[str] = ()) -> None:
     """``results/claims.csv``, ``results/findings.csv`` (every column, full precision) and
-    ``results/findings.md``."""
+    ``results/findings.md`` (``untested``: the labels of the configured models that play no
+    paper model)."""
     from vlcomp.io import atomic_path
 
     for frame, path in ((claims, claims_csv), (findings, findings_csv)):
@@ -181,7 +199,8 @@ def write_findings(claims: pd.DataFrame, findings: pd.DataFrame, claims_csv: str
             frame.to_csv(tmp, index=False, float_format="%.4f")
     with atomic_path(Path(md)) as tmp:
         tmp.write_text("# Findings: the papers' claims on this run\n\n"
-                       + markdown_findings(claims, findings, confidence), encoding="utf-8")
+                       + markdown_findings(claims, findings, confidence, untested),
+                       encoding="utf-8")
 
 
 def _rst(text: str) -> str:

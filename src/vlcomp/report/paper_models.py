@@ -111,3 +111,14 @@ def paper_model_labels(config: Mapping[str, Any]) -> dict[str, dict[str, list[st
                                 for label in labels[spec.blind_of]]
         out[paper] = labels
     return out
+
+
+def models_playing_no_paper_model(config: Mapping[str, Any]) -> list[str]:
+    """The display labels of the configured models (``models``) that play no paper model: their
+    rows stand in the paper tables and the summary, but no claim tests them (a claim tests its
+    paper's own models)."""
+    playing = {m for mapping in (config.get("paper_models") or {}).values()
+               for chosen in (mapping or {}).values() if chosen is not None
+               for m in _as_list(chosen)}
+    return [str(entry.get("label", key)) for key, entry in (config.get("models") or {}).items()
+            if key not in playing]

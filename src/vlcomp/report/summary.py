@@ -41,6 +41,10 @@ def decimals_of(column: str) -> int:
     return 3 if "alpha" in column else 1
 
 
+# a configured model without a number in any headline column
+NO_HEADLINE = "not run: no headline benchmark of this configuration scores it"
+
+
 def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
                    groups: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """Rows = model labels (``(n seeds)`` for groups), columns = headline metrics."""
@@ -49,6 +53,8 @@ def headline_table(numbers: Numbers, columns: Mapping[str, tuple[str, str]],
         name = label + (f" ({len(groups[label])} seeds)" if len(groups[label]) > 1 else "")
         data[name] = {column: cell(*found) if (found := numbers.get(label, *key)) else "–"
                       for column, key in columns.items()}
+        if columns and all(v == "–" for v in data[name].values()):  # says why in the row
+            data[name][next(iter(columns))] = NO_HEADLINE
     table = pd.DataFrame.from_dict(data, orient="index", columns=list(columns))
     table.index.name = "model"
     return table

@@ -276,3 +276,10 @@ def front_page(description):
     findings (``results/report_front.rst``, from the working folder), once it exists."""
     written = Path("results/report_front.rst")
     return str(written.resolve()) if written.is_file() else description
+
+
+def model_targets():
+    """Every configured model's metrics on every benchmark it scores, inputs of the default
+    target: a model whose inputs cannot be made stops the run (dry run included) even in a
+    finished folder, whose tables would otherwise stand without it."""
+    return metrics_files(BENCHMARKS)
