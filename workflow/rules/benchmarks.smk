@@ -218,7 +218,7 @@ else:
             "../../envs/torch.yaml"
         threads: 1
         resources:
-            runtime=lambda wc, attempt: by_attempt(60, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
             mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
         params:
             revision=config["benchmarks"]["bivlc"].get("revision"),
@@ -324,7 +324,7 @@ if source_of("bison") == "world":
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(60, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
         params:
             world=WORLD,
             bison=config["benchmarks"].get("bison", {}),
@@ -350,7 +350,7 @@ else:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(60, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
         params:
             expected_items=config["benchmarks"]["bison"].get(
                 "expected_items", BISON_ITEMS
@@ -375,7 +375,7 @@ rule bison_altered_benchmark:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(120, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),
     params:
         alterations=config["benchmarks"].get("bison", {}).get("alterations", []),
         seeds=config["benchmarks"].get("bison", {}).get("alteration_seeds", [0]),

@@ -24,7 +24,7 @@ rule generate_captions:
         mem_mb=lambda wc, attempt: by_attempt(
             estimated_job("captions", wc.model).mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             estimated_job("captions", wc.model).runtime, attempt
         ),
     params:
@@ -74,7 +74,7 @@ if BISON_CAPTIONING:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(120, attempt),  # PTB tokenizer and METEOR (Java) over 5,000 captions per model
+            runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),  # PTB tokenizer and METEOR (Java) over 5,000 captions per model
         params:
             models=CAPTIONING_MODELS,
             groups=CAPTIONER_GROUPS,

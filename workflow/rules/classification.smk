@@ -47,7 +47,7 @@ rule imagenet_imagesets:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         check_sizes=CLASSIFICATION.check_sizes,
     script:
@@ -103,7 +103,7 @@ rule class_embeddings:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         datasets=CLS_DATASETS,
@@ -137,7 +137,7 @@ rule classification_metrics:
         mem_mb=lambda wc, attempt: by_attempt(
             CLS_PROBE_RESOURCES[wc.cls_dataset][0], attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             CLS_PROBE_RESOURCES[wc.cls_dataset][1], attempt
         ),
     params:

@@ -99,6 +99,8 @@ from vlcomp.jobs import (  # noqa: E402
     single_threaded_libraries,
 )
 from vlcomp.plan.estimates import stage_job  # noqa: E402
+from vlcomp.plan.requests import by_attempt  # noqa: E402
+from vlcomp.plan.requests import runtime_by_attempt as retry_runtime  # noqa: E402
 from vlcomp.shards import SHARD_PATTERN, parse_shard, shard_names  # noqa: E402
 from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
 
@@ -151,11 +153,14 @@ DATASETS = {
 REAL_DATASETS = {d: spec for d, spec in DATASETS.items() if d != "world"}
 
 
-def by_attempt(request, attempt):
-    """A heavy job's memory or time request on its ``attempt``-th try: doubled on each
-    retry, so a job killed for memory or time asks for more (the profiles retry once).
-    """
-    return int(request * 2 ** (attempt - 1))
+# A heavy job's memory and time requests double on each retry (the profiles retry once); time
+# is capped at the partition limit config cluster.max_runtime_min (vlcomp.plan.requests)
+MAX_RUNTIME_MIN = (config.get("cluster") or {}).get("max_runtime_min")
+
+
+def runtime_by_attempt(minutes, attempt):
+    """A heavy job's time request on its ``attempt``-th try, at most the partition limit."""
+    return retry_runtime(minutes, attempt, MAX_RUNTIME_MIN)
 
 
 def union(names):

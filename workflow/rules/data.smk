@@ -42,7 +42,7 @@ rule dataset_tables:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         spec=lambda wc: REAL_DATASETS[wc.dataset],
     script:

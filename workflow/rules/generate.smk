@@ -23,7 +23,7 @@ if TROHN_IMG_RELEASE:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
-            runtime=lambda wc, attempt: by_attempt(240, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(240, attempt),
         params:
             name="trohn_img",
             options=GENERATION["trohn_img"],
@@ -54,7 +54,7 @@ elif "trohn_img" in GENERATION:
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(64000, attempt),  # Vera is a ~5B-parameter T5 encoder
-            runtime=lambda wc, attempt: by_attempt(720, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(720, attempt),
         params:
             options=TROHN_IMG_SELECTION,
             entry=lambda wc: model_entry(TROHN_IMG_SELECTION["similarity_model"]),
@@ -88,7 +88,7 @@ if GENERATION:
             mem_mb=lambda wc, attempt: by_attempt(
                 GENERATE_JOBS[wc.genset].mem_mb, attempt
             ),
-            runtime=lambda wc, attempt: by_attempt(
+            runtime=lambda wc, attempt: runtime_by_attempt(
                 GENERATE_JOBS[wc.genset].runtime, attempt
             ),
         params:
@@ -123,7 +123,7 @@ if GENERATION:
             mem_mb=lambda wc, attempt: by_attempt(
                 GENERATE_JOBS[wc.genset].mem_mb, attempt
             ),
-            runtime=lambda wc, attempt: by_attempt(
+            runtime=lambda wc, attempt: runtime_by_attempt(
                 GENERATE_JOBS[wc.genset].runtime, attempt
             ),
         params:
@@ -185,7 +185,7 @@ if GENERATION:
             mem_mb=lambda wc, attempt: by_attempt(
                 estimated_job("filter", wc.genset).mem_mb, attempt
             ),
-            runtime=lambda wc, attempt: by_attempt(
+            runtime=lambda wc, attempt: runtime_by_attempt(
                 estimated_job("filter", wc.genset).runtime, attempt
             ),
         params:
@@ -225,7 +225,7 @@ if DETECTORS:
             mem_mb=lambda wc, attempt: by_attempt(
                 estimated_job("detectors", wc.model).mem_mb, attempt
             ),
-            runtime=lambda wc, attempt: by_attempt(
+            runtime=lambda wc, attempt: runtime_by_attempt(
                 estimated_job("detectors", wc.model).runtime, attempt
             ),
         params:

@@ -23,7 +23,7 @@ if NEGCLIP_NEGATIVES.get("source", "generate") == "release":
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(30, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(30, attempt),
         params:
             split=NEGCLIP_NEGATIVES.get("split", "train"),
         script:
@@ -45,7 +45,7 @@ else:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(240, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(240, attempt),
         params:
             options=NEGCLIP_NEGATIVES,
             spacy_model=config["nlp"]["spacy_model"],
@@ -91,7 +91,7 @@ if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
-            runtime=lambda wc, attempt: by_attempt(120, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),
         params:
             name="trohn_text",
             options=SUGARCREPE_NEGATIVES,
@@ -128,7 +128,7 @@ if SUGARCREPE_NEGATIVES:
                 LLM_NEGATIVE_JOBS[wc.dataset].mem_mb if LLM_NEGATIVE_JOBS else 4000,
                 attempt,
             ),
-            runtime=lambda wc, attempt: by_attempt(
+            runtime=lambda wc, attempt: runtime_by_attempt(
                 LLM_NEGATIVE_JOBS[wc.dataset].runtime if LLM_NEGATIVE_JOBS else 30,
                 attempt,
             ),
@@ -169,7 +169,7 @@ if SHARDED_LLM_DATASETS:
             mem_mb=lambda wc, attempt: by_attempt(
                 LLM_NEGATIVE_JOBS[wc.dataset].mem_mb, attempt
             ),
-            runtime=lambda wc, attempt: by_attempt(
+            runtime=lambda wc, attempt: runtime_by_attempt(
                 LLM_NEGATIVE_JOBS[wc.dataset].runtime, attempt
             ),
         params:
@@ -199,7 +199,7 @@ if SHARDED_LLM_DATASETS:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(30, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(30, attempt),
         script:
             "../scripts/join_tables.py"
 
@@ -221,6 +221,6 @@ rule nearest_neighbours:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
-        runtime=lambda wc, attempt: by_attempt(120, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),
     script:
         "../scripts/nearest_neighbours.py"

@@ -121,7 +121,7 @@ if BISON_CAPTION_SCORES:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(120, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),
         params:
             metrics=BISON_CAPTION_SCORES.get(
                 "metrics", ["BLEU-4", "CIDEr-D", "METEOR", "SPICE"]

@@ -112,7 +112,7 @@ if TROHN_TEXT_ROWS:
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(30, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(30, attempt),
         script:
             "../scripts/bivlc_table5.py"
 

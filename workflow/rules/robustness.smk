@@ -119,7 +119,7 @@ rule perturb_images:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(120, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),
     params:
         where=ROBUSTNESS.get("image_shuffle", "preprocessed"),
     script:
@@ -151,7 +151,7 @@ rule robustness_rerank_candidates:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         galleries=list(ROBUSTNESS.get("galleries", {})),
         k_test=lambda wc: ROBUSTNESS_RERANK_K[wc.model],
@@ -192,7 +192,7 @@ rule robustness_rerank_shard:
         mem_mb=lambda wc, attempt: by_attempt(
             ROBUSTNESS_RERANK_JOBS[wc.model].mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             ROBUSTNESS_RERANK_JOBS[wc.model].runtime, attempt
         ),
     params:
@@ -230,7 +230,7 @@ rule robustness_rerank_gather:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     script:
         "../scripts/robustness_rerank_gather.py"
 

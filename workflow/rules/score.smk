@@ -37,7 +37,7 @@ rule embed_model:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -74,7 +74,7 @@ rule embed_model_shard:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -125,7 +125,7 @@ rule embed_model_gather:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     script:
         "../scripts/embed_model_gather.py"
 
@@ -149,7 +149,7 @@ rule embed_images:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(embed_images_job(wc).mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(embed_images_job(wc).runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(embed_images_job(wc).runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -234,7 +234,7 @@ rule score_pairs:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -277,7 +277,7 @@ rule score_pairs_only:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -341,7 +341,7 @@ rule rerank_candidates:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(30, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(30, attempt),
     params:
         k_test=lambda wc: RERANK_K[(wc.model, wc.benchmark)],
     script:
@@ -378,7 +378,7 @@ rule rerank_shard:
         mem_mb=lambda wc, attempt: by_attempt(
             RERANK_JOBS[(wc.model, wc.benchmark)].mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             RERANK_JOBS[(wc.model, wc.benchmark)].runtime, attempt
         ),
     params:
@@ -411,7 +411,7 @@ rule rerank_gather:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(30, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(30, attempt),
     script:
         "../scripts/rerank_gather.py"
 

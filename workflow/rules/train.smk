@@ -41,7 +41,7 @@ rule train_clip:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(train_resources(wc)["mem_mb"], attempt),
-        runtime=lambda wc, attempt: by_attempt(train_resources(wc)["runtime"], attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(train_resources(wc)["runtime"], attempt),
     params:
         **TRAIN_PARAMS,
     script:
@@ -85,7 +85,7 @@ if CAPTIONERS:
         resources:
             gpu=GPUS,
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(240, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(240, attempt),
         params:
             spec=lambda wc: CAPTIONERS[wc.captioner],
             threads=TRAIN_THREADS,

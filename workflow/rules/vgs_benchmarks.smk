@@ -137,7 +137,7 @@ if "eqben" in BENCHMARKS and source_of("eqben") == "release":
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-            runtime=lambda wc, attempt: by_attempt(120, attempt),
+            runtime=lambda wc, attempt: runtime_by_attempt(120, attempt),
         params:
             expected_items=BENCHMARK_SPECS["eqben"].get("expected_items"),
         script:

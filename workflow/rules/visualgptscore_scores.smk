@@ -53,7 +53,7 @@ rule score_generative:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -100,7 +100,7 @@ rule llm_prior:
         mem_mb=lambda wc, attempt: by_attempt(
             estimated_job("llm_prior", wc.lm).mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             estimated_job("llm_prior", wc.lm).runtime, attempt
         ),
     params:
@@ -183,7 +183,7 @@ rule score_generative_choice_shard:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -239,7 +239,7 @@ rule score_generative_choice_gather:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         choice=CHOICE_BENCHMARKS,
         alpha=ALPHA_BENCHMARKS,
@@ -278,7 +278,7 @@ rule score_generative_retrieval_shard:
         mem_mb=lambda wc, attempt: by_attempt(
             RETRIEVAL_JOBS[(wc.model, wc.benchmark)].mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             RETRIEVAL_JOBS[(wc.model, wc.benchmark)].runtime, attempt
         ),
     params:
@@ -317,7 +317,7 @@ rule score_generative_retrieval_gather:
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         queries=lambda wc: BENCHMARK_SPECS[wc.benchmark].get("queries", "finest"),
         gallery_images=VISUALGPTSCORE.get("retrieval", {}).get("images"),
@@ -348,7 +348,7 @@ rule retrieval_null_prior:
         mem_mb=lambda wc, attempt: by_attempt(
             estimated_job("retrieval_null_prior", wc.model).mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             estimated_job("retrieval_null_prior", wc.model).runtime, attempt
         ),
     params:
@@ -394,7 +394,7 @@ rule null_sampling_prior:
         mem_mb=lambda wc, attempt: by_attempt(
             estimated_job("null_sampling_prior", wc.model).mem_mb, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(
+        runtime=lambda wc, attempt: runtime_by_attempt(
             estimated_job("null_sampling_prior", wc.model).runtime, attempt
         ),
     params:
@@ -437,7 +437,7 @@ rule convert_blip:
         mem_mb=lambda wc, attempt: by_attempt(
             48000 if "t5" in CONVERTED_MODELS[wc.model] else 16000, attempt
         ),
-        runtime=lambda wc, attempt: by_attempt(60, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
     params:
         convert=lambda wc: CONVERTED_MODELS[wc.model],
     script:

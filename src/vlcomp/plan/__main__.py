@@ -9,7 +9,9 @@ its ``runtime`` request, an upper bound (marked ``≤`` in the ``basis`` column)
 for a GPU counts GPU-hours, any other CPU-hours (its threads times its hours). The download
 rules are local rules (they run where Snakemake runs, which has the network): they count no
 cluster hours, and a line gives their number and bytes (``--downloads`` lists each, with its
-pin: `vlcomp.plan.downloads`). The last line is ``longest job: X h; total: Y GPU-h, Z CPU-h``.
+pin: `vlcomp.plan.downloads`), another what the partitions' time limit (config
+``cluster.max_runtime_min``) means for the run. The last line is ``longest job: X h; total: Y
+GPU-h, Z CPU-h``.
 
 The GPU estimates are for an NVIDIA A100. ``--measured gpu_check.json`` (written by
 ``scripts/gpu_check.sh`` on a GPU) replaces the estimates it measured when its GPU is of the
@@ -133,6 +135,27 @@ def format_plan(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def format_time_limit(rows: list[dict], jobs: list[DryJob], limit: int | None) -> str:
+    """What the partition time limit (config ``cluster.max_runtime_min``) means for this plan:
+    the rules with a job estimated longer, or, without a limit, the largest request a retry
+    makes (each doubles it: `vlcomp.plan.requests`)."""
+    if limit is None:
+        top = max(jobs, key=lambda j: j.runtime_min, default=None)
+        if top is None or not top.runtime_min:
+            return "time limit: none set (cluster.max_runtime_min)"
+        return (f"time limit: none set (cluster.max_runtime_min); a retry doubles a job's "
+                f"request, up to {2 * top.runtime_min / 60:.1f} h ({top.rule}): set your "
+                "partitions' limit to cap it")
+    longer = [r for r in rows if r["longest_h"] * 60 > limit]
+    if not longer:
+        return (f"time limit: {limit} min (cluster.max_runtime_min): every job fits; retries "
+                "ask at most that")
+    named = ", ".join(f"{r['rule']} ({r['longest_h']:.1f} h)" for r in longer)
+    return (f"time limit: {limit} min (cluster.max_runtime_min): retries ask at most that; "
+            f"estimated longer: {named}: shard their stage (shards.counts) or give them a "
+            "partition that allows them")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m vlcomp.plan", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -160,9 +183,12 @@ def main(argv: list[str] | None = None) -> None:
     if note:
         print(note)
     with measured_costs(costs):
-        plan = format_plan(plan_rows(config, jobs)).split("\n")
+        rows = plan_rows(config, jobs)
+    plan = format_plan(rows).split("\n")
     downloads = format_downloads(plan_downloads(config, jobs), listing=args.downloads)
-    print("\n".join([*plan[:-1], downloads, plan[-1]]))
+    limit = format_time_limit(rows, [j for j in jobs if not j.local],
+                              (config.get("cluster") or {}).get("max_runtime_min"))
+    print("\n".join([*plan[:-1], downloads, limit, plan[-1]]))
 
 
 if __name__ == "__main__":
