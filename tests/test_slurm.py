@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import filecmp
 import re
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +69,47 @@ def test_a_job_that_fails_once_is_retried_through_slurm(runs):
     for npy in (ours / "world_clip").rglob("*.npy"):
         twin = ours / "flaky" / npy.relative_to(ours / "world_clip")
         assert twin.read_bytes() == npy.read_bytes(), twin
+
+
+def _preflight(*args: str, cwd: Path):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "vlcomp.cli", "preflight", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_preflight_names_the_shipped_profiles_placeholders_on_this_cluster(slurm_run,
+                                                                           tmp_path):
+    """The paper configuration against the shipped profile on this single-node SLURM (one
+    partition, `debug`, no GPUs, no accounting database): the placeholders line names the
+    partition file's `cpu` and `gpu`, which this cluster lacks; with the names changed the
+    default configuration has no blocker, and the paper's GPU jobs have no GPU partition."""
+    from .conftest import REPO
+
+    profile = REPO / "profiles" / "slurm"
+    shipped = _preflight("--configfile", str(REPO / "config" / "paper.yaml"), "--profile",
+                         str(profile), cwd=tmp_path)
+    out = shipped.stdout
+    assert shipped.returncode == 1, out + shipped.stderr
+    print(out)
+    assert "  ok       cluster" in out and "partitions: debug*" in out
+    placeholders = next(line for line in out.splitlines() if " placeholders " in line)
+    assert placeholders.split("  placeholders", 1)[1].strip() == (
+        "still to change (the cluster has no such name): partitions.yaml: partition 'cpu'; "
+        "partitions.yaml: partition 'gpu'")
+    assert "  missing  account" in out  # sacctmgr needs slurmdbd: not known, not a blocker
+    # the names changed as a user would: the CPU partition is debug, no GPU partition
+    mine = tmp_path / "slurm"
+    shutil.copytree(profile, mine)
+    parts = yaml.safe_load((mine / "partitions.yaml").read_text())
+    parts["partitions"] = {"debug": parts["partitions"]["cpu"]}
+    (mine / "partitions.yaml").write_text(yaml.safe_dump(parts))
+    default = _preflight("--profile", str(mine), cwd=tmp_path)
+    assert default.returncode == 0, default.stdout + default.stderr
+    assert "no job asks for a GPU" in default.stdout
+    paper = _preflight("--configfile", str(REPO / "config" / "paper.yaml"), "--profile",
+                       str(mine), cwd=tmp_path)
+    gpu = next(line for line in paper.stdout.splitlines() if "GPU routing" in line)
+    assert " blocker " in gpu and "→ debug" in gpu

@@ -6,6 +6,7 @@
     vlcomp bench itc                             # vlcomp against the papers' reference code
     vlcomp check-targets                         # two fresh runs: time, identical tables
     vlcomp gpu-check --device cuda               # every GPU code path against the CPU
+    vlcomp preflight --configfile FILE [--profile profiles/slurm] [--device cuda]
 
 ``vlcomp COMMAND --help`` shows a command's options.
 """
@@ -30,6 +31,8 @@ COMMANDS = {
                       "and byte-identical tables"),
     "gpu-check": ("vlcomp.bench.gpu_check", "every GPU code path on the device against the "
                   "CPU (scripts/gpu_check.sh)"),
+    "preflight": ("vlcomp.preflight.__main__", "everything a run needs, checked before it "
+                  "starts: software, downloads, disk, GPU driver, a SLURM profile"),
 }
 
 

@@ -150,6 +150,8 @@ for unplayed in unplayed_paper_models(config):  # its claims' findings are "not 
 WORLD = config.get("world", {})
 # GPUs a GPU job asks a cluster for: one when the models run on CUDA, unless configured
 GPUS = config["compute"].get("gpus", 1 if config["compute"]["device"] == "cuda" else 0)
+# the GPU model the heavy GPU jobs ask for, only when they ask for a GPU (None: not asked)
+HEAVY_GPU_MODEL = config["compute"].get("gpu_model") if GPUS else None
 # the compute and embedding settings over their defaults (config/schema.yaml)
 COMPUTE = config_section(config, "compute")
 # torch threads per job: a training job (its weights depend on them) gets compute.threads,

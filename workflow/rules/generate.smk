@@ -53,6 +53,7 @@ elif "trohn_img" in GENERATION:
         threads: MODEL_THREADS
         resources:
             gpu=GPUS,
+            gpu_model=HEAVY_GPU_MODEL,
             mem_mb=lambda wc, attempt: by_attempt(64000, attempt),  # Vera is a ~5B-parameter T5 encoder
             runtime=lambda wc, attempt: runtime_by_attempt(720, attempt),
         params:
@@ -85,6 +86,9 @@ if GENERATION:
         threads: MODEL_THREADS
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
+            gpu_model=lambda wc: (
+                HEAVY_GPU_MODEL if GENERATE_JOBS[wc.genset].device == "gpu" else None
+            ),
             mem_mb=lambda wc, attempt: by_attempt(
                 GENERATE_JOBS[wc.genset].mem_mb, attempt
             ),
@@ -120,6 +124,9 @@ if GENERATION:
         threads: MODEL_THREADS
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
+            gpu_model=lambda wc: (
+                HEAVY_GPU_MODEL if GENERATE_JOBS[wc.genset].device == "gpu" else None
+            ),
             mem_mb=lambda wc, attempt: by_attempt(
                 GENERATE_JOBS[wc.genset].mem_mb, attempt
             ),

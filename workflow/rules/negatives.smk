@@ -124,6 +124,7 @@ if SUGARCREPE_NEGATIVES:
         threads: 1
         resources:
             gpu=GPUS if SUGARCREPE_ROUTE == "llm" else 0,
+            gpu_model=HEAVY_GPU_MODEL if SUGARCREPE_ROUTE == "llm" else None,
             mem_mb=lambda wc, attempt: by_attempt(
                 LLM_NEGATIVE_JOBS[wc.dataset].mem_mb if LLM_NEGATIVE_JOBS else 4000,
                 attempt,
@@ -166,6 +167,7 @@ if SHARDED_LLM_DATASETS:
         threads: 1
         resources:
             gpu=GPUS,
+            gpu_model=HEAVY_GPU_MODEL,
             mem_mb=lambda wc, attempt: by_attempt(
                 LLM_NEGATIVE_JOBS[wc.dataset].mem_mb, attempt
             ),

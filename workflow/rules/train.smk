@@ -40,6 +40,7 @@ rule train_clip:
     threads: TRAIN_THREADS
     resources:
         gpu=GPUS,
+        gpu_model=HEAVY_GPU_MODEL,
         mem_mb=lambda wc, attempt: by_attempt(train_resources(wc)["mem_mb"], attempt),
         runtime=lambda wc, attempt: runtime_by_attempt(train_resources(wc)["runtime"], attempt),
     params:
