@@ -183,12 +183,24 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
         assert "gpu=1" in resources[rule] and "runtime=" in resources[rule], rule
         assert "mem_mb=" in resources[rule], rule
     assert "gpu=" not in resources["table_aro"] and "gpu=" not in resources["download_file"]
-    # the shipped SLURM profile routes every rule that asks for a GPU to the GPU partition
-    profile = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
-    gpu_rules = {rule for rule, line in resources.items() if "gpu=1" in line}
-    routed = {rule for rule, extra in profile["set-resources"].items()
-              if extra.get("slurm_partition") == "gpu"}
-    assert gpu_rules <= routed, sorted(gpu_rules - routed)
+    # the shipped SLURM profile's partition file sends every rule that asks for a GPU to the
+    # GPU partition and every other rule to the CPU one (the plugin's own choice)
+    from snakemake_executor_plugin_slurm.partitions import read_partition_file
+
+    from vlcomp.plan.dry_run import DryJob
+    from vlcomp.preflight.profile import choose_partition, job_resources, load_profile
+    from vlcomp.preflight.slurm import ClusterPartition
+
+    profile = load_profile(REPO / "profiles" / "slurm")
+    configured = read_partition_file(REPO / "profiles" / "slurm" / "partitions.yaml")
+    cluster = {"cpu": ClusterPartition("cpu", True, None, False),
+               "gpu": ClusterPartition("gpu", False, None, True)}
+    for rule, line in resources.items():
+        pairs = dict(p.strip().split("=", 1) for p in line.split(",") if "=" in p)
+        job = DryJob(rule, resources=pairs)
+        chosen = choose_partition(job, job_resources(job, profile), configured, cluster)
+        assert chosen == ("gpu" if pairs.get("gpu") == "1" else "cpu"), (rule, line)
+        assert "gpu_model" not in pairs or pairs.get("gpu") == "1", (rule, line)
 
 
 def test_paper_dag_regenerates_the_released_training_data_behind_one_switch_each(tmp_path):
