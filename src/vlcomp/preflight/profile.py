@@ -187,6 +187,17 @@ def profile_checks(profile_dir: Path, jobs: list[DryJob], cluster: Mapping[str,
     return checks + _job_checks(profile, jobs, configured, cluster, doubling, limit_min)
 
 
+def _routing(name: str, wrong: set[str], status: str, text: str, fix: str,
+             routed: Mapping[str, set[str]]) -> Check | None:
+    """A routing check: the jobs sent where they should not go, else where each went."""
+    if wrong:
+        return Check(name, status, f"{text}: {', '.join(sorted(wrong)[:4])}", fix)
+    if routed:
+        return Check(name, OK, "; ".join(f"{len(r)} rule(s) → {p}"
+                                         for p, r in sorted(routed.items())))
+    return None
+
+
 def _job_checks(profile: Mapping[str, Any], jobs: list[DryJob], configured: list | None,
                 cluster: Mapping[str, ClusterPartition], doubling: set[str],
                 limit_min: int | None) -> list[Check]:
@@ -231,13 +242,11 @@ def _job_checks(profile: Mapping[str, Any], jobs: list[DryJob], configured: list
         checks.append(Check("routing", MISSING, f"{len(nowhere)} rule(s) go to no partition of "
                             f"the cluster until the placeholders are changed ({some})",
                             "change the placeholders above, then run the preflight again"))
-    if no_gpu_partition:
-        checks.append(Check("GPU routing", BLOCKER, "jobs asking for GPUs go to partitions "
-                            f"without: {', '.join(sorted(no_gpu_partition)[:4])}",
-                            "list your GPU partition (max_gpu > 0) in the partition file"))
-    elif gpu_to:
-        checks.append(Check("GPU routing", OK, "; ".join(
-            f"{len(r)} rule(s) → {p}" for p, r in sorted(gpu_to.items()))))
+    gpu = _routing("GPU routing", no_gpu_partition, BLOCKER, "jobs asking for GPUs go to "
+                   "partitions without", "list your GPU partition (max_gpu > 0) in the "
+                   "partition file", gpu_to)
+    if gpu is not None:
+        checks.append(gpu)
     elif not asks_gpu:
         checks.append(Check("GPU routing", OK, "no job asks for a GPU"))
     if zero_gpus:
@@ -245,13 +254,10 @@ def _job_checks(profile: Mapping[str, Any], jobs: list[DryJob], configured: list
                             f"so sbatch gets --gpus=<model>:0: {', '.join(sorted(zero_gpus))}",
                             "remove gpu_model from their set-resources (compute.gpu_model "
                             "asks for it only with a GPU)"))
-    if gpu_wasted:
-        checks.append(Check("CPU routing", MISSING, "jobs without a GPU go to a GPU partition: "
-                            f"{', '.join(sorted(gpu_wasted)[:4])}",
-                            "route them by the partition file, not by slurm_partition"))
-    elif cpu_to:
-        checks.append(Check("CPU routing", OK, "; ".join(
-            f"{len(r)} rule(s) → {p}" for p, r in sorted(cpu_to.items()))))
+    cpu = _routing("CPU routing", gpu_wasted, MISSING, "jobs without a GPU go to a GPU "
+                   "partition", "route them by the partition file, not by slurm_partition",
+                   cpu_to)
+    checks += [cpu] if cpu is not None else []
     if too_long:
         checks.append(Check("time limits", BLOCKER, "requests (with their retries) past their "
                             f"partition's limit: {'; '.join(sorted(too_long.values())[:4])}",
