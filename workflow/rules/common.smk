@@ -84,6 +84,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP_FAMILIES,
     TABLE10_KINDS,
 )
+from vlcomp.data.hub_job import download_spec, run_download, take_token  # noqa: E402
 from vlcomp.model_files import missing_own_files, named_files  # noqa: E402
 from vlcomp.text.spacy_models import spacy_model_problem  # noqa: E402
 from vlcomp.pins import (  # noqa: E402
@@ -111,6 +112,9 @@ prepend_pythonpath(Path(workflow.basedir) / "src")
 single_threaded_libraries()
 cuda_determinism_environment()
 offline_hub_environment()
+# The hub token leaves the environment every job inherits (SLURM: --export=ALL); only the
+# snapshot downloads get it, in their own processes (vlcomp.data.hub_job)
+HUB_TOKEN = take_token()
 
 # extends: FILE (e.g. config/evaluate.yaml extends config/paper.yaml): FILE, updated by the rest;
 # looked up as given, beside the config files, then in the workflow's config/

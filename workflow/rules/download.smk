@@ -49,8 +49,6 @@ rule download_hub_snapshot:
         "benchmarks/download_hub_snapshot/{folder}.tsv"
     wildcard_constraints:
         folder=HUB_FOLDER_PATTERN,
-    conda:
-        "../../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=1000,
@@ -60,8 +58,19 @@ rule download_hub_snapshot:
         mirrors=DOWNLOAD_MIRRORS,
         lock=DOWNLOAD_LOCK,
         retries=config.get("downloads", {}).get("retries", 3),
-    script:
-        "../scripts/download_hub_snapshot.py"
+    # a process of its own, the only one given the hub token (vlcomp.data.hub_job)
+    run:
+        run_download(
+            download_spec(
+                params.ref,
+                output[0],
+                params.mirrors,
+                params.lock,
+                params.retries,
+                log[0],
+            ),
+            HUB_TOKEN,
+        )
 
 
 rule unpack_archive:
