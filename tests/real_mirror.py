@@ -35,6 +35,7 @@ from vlcomp.data.sources import (
     VG_IMAGES,
     VL_CHECKLIST_BLOBS,
     VL_CHECKLIST_COMMIT,
+    WORDNET_PREFIX,
     XVLM_COMMIT,
     XVLM_CONFIG_BLOBS,
 )
@@ -255,7 +256,9 @@ def build_mirror(root: Path, seed: int = 0) -> dict[str, str]:
     cifar10_archive(root / "cifar" / "cifar-10-python.tar.gz")  # 100 train, 20 test images
     _xvlm(root)
     _corenlp(root / "stanford")
+    _wordnet_release(root / "wordnet")
     return {
+        WORDNET_PREFIX: (root / "wordnet").as_uri(),
         CORENLP_PREFIX: (root / "stanford").as_uri(),
         XVLM_PREFIX: (root / "xvlm_configs").as_uri(),
         CIFAR_URL: (root / "cifar").as_uri(),
@@ -427,6 +430,17 @@ def _visualgptscore_sets(root: Path, rng: np.random.Generator) -> None:
     (root / "diwan" / "new_tag_assignments.json").write_text(json.dumps(tags, indent=1))
 
 
+def _wordnet_release(folder: Path) -> None:
+    """Princeton's WordNet-3.0.tar.gz in its layout (``WordNet-3.0/dict/``), holding this
+    machine's WordNet 3.0 database (Debian's wordnet-base: the same files)."""
+    from vlcomp.text.wordnet_files import DATABASE_FILES, OPTIONAL_FILES, WORDNET_SOURCE
+
+    folder.mkdir(parents=True, exist_ok=True)
+    names = [*DATABASE_FILES, *(n for n in OPTIONAL_FILES if (WORDNET_SOURCE / n).is_file())]
+    _tar(folder / "WordNet-3.0.tar.gz",
+         {f"WordNet-3.0/dict/{name}": (WORDNET_SOURCE / name).read_bytes() for name in names})
+
+
 def _tar(path: Path, members: dict[str, bytes]) -> None:
     """A .tar.gz of ``members`` (name -> bytes)."""
     import io
@@ -441,14 +455,15 @@ def _tar(path: Path, members: dict[str, bytes]) -> None:
 
 def mirror_checksums() -> dict[str, None]:
     """``downloads.sha256`` for this mirror: its SugarCrepe, BISON, NegCLIP, CREPE,
-    VL-CheckList, Diwan and X-VLM files are miniatures, not the published versions, so they
-    are checked against the lock file instead."""
+    VL-CheckList, Diwan and X-VLM files are miniatures, and its WordNet archive is packed here,
+    not the published versions, so they are checked against the lock file instead."""
     return {**{f"sugarcrepe/{s}.json": None for s in SUGARCREPE_SUBSETS},
             "bison/bison_annotations.cocoval2014.json": None,
             "aro/negclip/train_neg_clip.tsv": None,
             "crepe/prod_hard_negatives.zip": None,
             "winoground/new_tag_assignments.json": None,
             "cifar/cifar-10-python.tar.gz": None,
+            "wordnet3/WordNet-3.0.tar.gz": None,
             **{f"vl_checklist/release/{p}": None for p in VL_CHECKLIST_BLOBS},
             **{f"models/xvlm/{name}": None for name in XVLM_CONFIG_BLOBS}}
 

@@ -86,3 +86,27 @@ def test_fetch_keeps_going_past_a_failed_download_and_names_it(tmp_path):
         "  resources/karpathy/coco_karpathy_test.json: could not download "
         f"{(tmp_path / 'mirror').as_uri()}/coco_karpathy_test.json")
     assert closing[2].endswith(f"--configfile {path}")
+
+
+def test_wordnet_comes_from_princetons_archive_where_no_debian_package_is(tmp_path):
+    """nlp.wordnet_source: download: the archive (in Princeton's layout, through a mirror)
+    is fetched, checked, unpacked, and rule wordnet builds a readable WordNet from it."""
+    from vlcomp.data.sources import WORDNET_ARCHIVE, WORDNET_PREFIX
+    from vlcomp.text.wordnet import load_wordnet
+
+    from .real_mirror import _wordnet_release
+    from .workflow_runs import snakemake
+
+    _wordnet_release(tmp_path / "mirror")
+    config = yaml.safe_load(TINY.read_text())
+    config["nlp"]["wordnet_source"] = "download"
+    config["downloads"] = {"mirrors": {WORDNET_PREFIX: (tmp_path / "mirror").as_uri()},
+                           "retries": 1, "sha256": {WORDNET_ARCHIVE.path: None}}
+    path = tmp_path / "wordnet.yaml"
+    path.write_text(yaml.safe_dump(config))
+    done = snakemake("resources/wordnet", "--cores", "1", "--configfile", str(path),
+                     cwd=tmp_path)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert "rule unpack_archive" in done.stderr
+    assert [s.name() for s in load_wordnet(tmp_path / "resources" / "wordnet")
+            .synsets("horse")[:1]] == ["horse.n.01"]

@@ -105,7 +105,12 @@ from vlcomp.plan.estimates import stage_job  # noqa: E402
 from vlcomp.plan.requests import by_attempt  # noqa: E402
 from vlcomp.plan.requests import runtime_by_attempt as retry_runtime  # noqa: E402
 from vlcomp.shards import SHARD_PATTERN, parse_shard, shard_names  # noqa: E402
-from vlcomp.text.wordnet_files import WORDNET_SOURCE  # noqa: E402
+from vlcomp.text.wordnet_files import (  # noqa: E402
+    DOWNLOAD as WORDNET_DOWNLOAD,
+    RELEASE_DICT,
+    RELEASE_FOLDER,
+    WORDNET_SOURCE,
+)
 
 # Jobs import vlcomp from this checkout, whichever environment runs them (.venv, envs/*.yaml)
 prepend_pythonpath(Path(workflow.basedir) / "src")
@@ -208,6 +213,11 @@ RUN_PATTERN = union(RUNS)
 CAPTIONER_PATTERN = union(CAPTIONERS)
 MODEL_ENTRIES = expand_models(config)
 MODELS = list(MODEL_ENTRIES)
+# WordNet 3.0: a folder here (Debian's wordnet-base), or Princeton's release archive fetched
+# and checksummed by the download rules (nlp.wordnet_source: download)
+_WORDNET_SETTING = config["nlp"].get("wordnet_source", str(WORDNET_SOURCE))
+WORDNET_INPUTS = [RELEASE_FOLDER] if _WORDNET_SETTING == WORDNET_DOWNLOAD else []
+WORDNET_DICT = RELEASE_DICT if _WORDNET_SETTING == WORDNET_DOWNLOAD else _WORDNET_SETTING
 # A file of one's own that a model names and that does not exist stops the run here, before a
 # finished folder's tables could stand in for the model's missing jobs (vlcomp.model_files)
 _missing_files = missing_own_files(MODEL_ENTRIES, Path.cwd())

@@ -3,6 +3,8 @@
 
 
 rule wordnet:
+    input:
+        WORDNET_INPUTS,
     output:
         directory("resources/wordnet"),
     log:
@@ -16,7 +18,7 @@ rule wordnet:
         mem_mb=2000,
         runtime=10,
     params:
-        source=config["nlp"].get("wordnet_source", str(WORDNET_SOURCE)),
+        source=WORDNET_DICT,
     script:
         "../scripts/build_wordnet.py"
 

@@ -81,6 +81,8 @@ SUGARCREPE_SUBSETS = ("add_att", "add_obj", "replace_att", "replace_obj", "repla
 BLIP_KARPATHY = "https://storage.googleapis.com/sfr-vision-language-research/datasets"
 COCO = "http://images.cocodataset.org"  # sizes below: as served (wget logs, download scripts)
 HUB = "https://huggingface.co"
+# Princeton's WordNet 3.0 release (WORDNET_ARCHIVE, below)
+WORDNET_PREFIX = "https://wordnetcode.princeton.edu/3.0"
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,13 @@ class Source:
     licence: str = ""
     tags: tuple[str, ...] = field(default_factory=tuple)
 
+
+# its dict/ folder is the database Debian's wordnet-base installs: 11,537,239 bytes, sha256 as
+# a public build script records it (not re-checked here: no network)
+WORDNET_ARCHIVE = RemoteFile(
+    "wordnet3/WordNet-3.0.tar.gz", f"{WORDNET_PREFIX}/WordNet-3.0.tar.gz",
+    sha256="640db279c949a88f61f851dd54ebbb22d003f8b90b85267042ef85a3781d3a52",
+    unpack_to="wordnet3/release", size=11_537_239)
 
 SOURCES: dict[str, Source] = {s.name: s for s in (
     Source(
@@ -415,6 +424,12 @@ SOURCES: dict[str, Source] = {s.name: s for s in (
               "takes its two jars beside SPICE's (vlcomp.metrics.captioning.prepare_spice); "
               "no published hash: the lock file pins it",
         licence="GPL v3 or later (Stanford CoreNLP)"),
+    Source("wordnet3", files=(WORDNET_ARCHIVE,),
+           notes="Princeton WordNet 3.0 (nlp.wordnet_source: download): rule wordnet builds "
+                 "resources/wordnet/ from its dict/ folder, where no Debian wordnet-base is "
+                 "installed (a RHEL-type node, the image)",
+           licence="WordNet 3.0 licence (Princeton University; use, copy and distribute "
+                   "with its notice)"),
     Source("blip2_flan_t5_xl", hub_id="Salesforce/blip2-flan-t5-xl",
            notes="BLIP-2 with FLAN-T5-XL (ViT-g; VisualGPTScore's appendix used the ViT-L "
                  "variant: source blip2_vitl, converted by rule convert_blip) (hf_blip2_lm); its "

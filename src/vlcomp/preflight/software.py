@@ -9,7 +9,14 @@ from typing import Any
 
 from vlcomp.preflight import BLOCKER, MISSING, OK, Check
 from vlcomp.text.spacy_models import spacy_model_problem
-from vlcomp.text.wordnet_files import DATABASE_FILES, DEBIAN_PACKAGE, WORDNET_DIR, WORDNET_SOURCE
+from vlcomp.text.wordnet_files import (
+    DATABASE_FILES,
+    DEBIAN_PACKAGE,
+    DOWNLOAD,
+    RELEASE_DICT,
+    WORDNET_DIR,
+    WORDNET_SOURCE,
+)
 
 # SPICE 1.0's cache fails on newer Java (vlcomp.metrics.captioning.SPICE_MAX_JAVA)
 SPICE_MAX_JAVA = 15
@@ -38,15 +45,21 @@ def check_wordnet(config: dict[str, Any], workdir: Path) -> Check:
     built = workdir / WORDNET_DIR
     if (built / "lexnames").is_file():
         return Check("WordNet 3.0", OK, f"{built} is built")
-    source = Path((config.get("nlp") or {}).get("wordnet_source", str(WORDNET_SOURCE)))
+    setting = (config.get("nlp") or {}).get("wordnet_source", str(WORDNET_SOURCE))
+    if setting == DOWNLOAD:
+        if (workdir / RELEASE_DICT).is_dir():
+            return Check("WordNet 3.0", OK, f"{RELEASE_DICT} fetched (rule wordnet copies it)")
+        return Check("WordNet 3.0", MISSING, "Princeton's WordNet-3.0.tar.gz is not fetched yet "
+                     "(nlp.wordnet_source: download)", "bash scripts/fetch.sh fetches it")
+    source = Path(setting)
     missing = [n for n in DATABASE_FILES if not (source / n).is_file()]
     if not missing:
         return Check("WordNet 3.0", OK, f"{source} has the database (rule wordnet copies it)")
     return Check("WordNet 3.0", BLOCKER,
                  f"{source} lacks {len(missing)} database file(s) ({missing[0]}, …) and "
                  f"{built} is not built",
-                 f"install Debian's {DEBIAN_PACKAGE}, or point nlp.wordnet_source at the dict/ "
-                 "folder of Princeton's WordNet-3.0.tar.gz")
+                 f"set nlp.wordnet_source: download (Princeton's archive, fetched and checked), "
+                 f"or install Debian's {DEBIAN_PACKAGE}")
 
 
 def check_java(config: dict[str, Any], java: int | None, conda: bool) -> Check:

@@ -12,6 +12,16 @@ WORDNET_SOURCE = Path("/usr/share/wordnet")
 WORDNET_DIR = Path("resources/wordnet")
 """The built folder, relative to the workflow's working directory."""
 
+DOWNLOAD = "download"
+"""``nlp.wordnet_source: download``: Princeton's release archive, fetched and checksummed
+(`vlcomp.data.sources.WORDNET_ARCHIVE`), instead of a folder on this machine."""
+
+RELEASE_FOLDER = "resources/wordnet3/release"
+"""Where the release archive is unpacked (``WordNet-3.0/dict/`` inside)."""
+
+RELEASE_DICT = f"{RELEASE_FOLDER}/WordNet-3.0/dict"
+"""The release's database folder, the source rule ``wordnet`` reads."""
+
 DEBIAN_PACKAGE = "wordnet-base"
 BUILD_COMMAND = "snakemake resources/wordnet  (or: python -m vlcomp.text.wordnet resources/wordnet)"
 
