@@ -23,10 +23,12 @@ def test_the_plan_names_the_jobs_longer_than_the_limit_or_the_largest_retry():
     jobs = [DryJob(rule="probe", resources={"runtime": "480"}),
             DryJob(rule="table", resources={"runtime": "30"})]
     rows = [{"rule": "probe", "longest_h": 8.0}, {"rule": "table", "longest_h": 0.5}]
-    assert format_time_limit(rows, jobs, None) == (
+    assert format_time_limit(rows, jobs, None, {"probe"}) == (
         "time limit: none set (cluster.max_runtime_min); a retry doubles a job's request, up "
         "to 16.0 h (probe): set your partitions' limit to cap it")
-    assert "every job fits" in format_time_limit(rows, jobs, 720)
-    assert format_time_limit(rows, jobs, 240).endswith(
+    assert "every job fits" in format_time_limit(rows, jobs, 720, {"probe"})
+    assert format_time_limit(rows, jobs, None, set()) == "time limit: none set " \
+        "(cluster.max_runtime_min)"
+    assert format_time_limit(rows, jobs, 240, {"probe"}).endswith(
         "estimated longer: probe (8.0 h): shard their stage (shards.counts) or give them a "
         "partition that allows them")

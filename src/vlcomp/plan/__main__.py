@@ -36,6 +36,7 @@ from vlcomp.plan.downloads import DOWNLOAD_RULES, format_downloads, plan_downloa
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
 from vlcomp.plan.estimates import STAGE_RULES, stage_job
 from vlcomp.plan.measured import gpu_matches, read_measured
+from vlcomp.plan.requests import doubling_rules
 
 
 def dry_run(configfile: Path, snakefile: Path) -> str:
@@ -135,12 +136,15 @@ def format_plan(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def format_time_limit(rows: list[dict], jobs: list[DryJob], limit: int | None) -> str:
+def format_time_limit(rows: list[dict], jobs: list[DryJob], limit: int | None,
+                      doubling: set[str]) -> str:
     """What the partition time limit (config ``cluster.max_runtime_min``) means for this plan:
     the rules with a job estimated longer, or, without a limit, the largest request a retry
-    makes (each doubles it: `vlcomp.plan.requests`)."""
+    makes (the rules in ``doubling`` double it: `vlcomp.plan.requests`)."""
     if limit is None:
-        top = max(jobs, key=lambda j: j.runtime_min, default=None)
+        retried = [j for j in jobs if j.rule in doubling and not j.local
+                   and j.rule not in DOWNLOAD_RULES]
+        top = max(retried, key=lambda j: j.runtime_min, default=None)
         if top is None or not top.runtime_min:
             return "time limit: none set (cluster.max_runtime_min)"
         return (f"time limit: none set (cluster.max_runtime_min); a retry doubles a job's "
@@ -186,8 +190,9 @@ def main(argv: list[str] | None = None) -> None:
         rows = plan_rows(config, jobs)
     plan = format_plan(rows).split("\n")
     downloads = format_downloads(plan_downloads(config, jobs), listing=args.downloads)
-    limit = format_time_limit(rows, [j for j in jobs if not j.local],
-                              (config.get("cluster") or {}).get("max_runtime_min"))
+    rule_files = (args.snakefile.resolve().parent / "workflow" / "rules").rglob("*.smk")
+    limit = format_time_limit(rows, jobs, (config.get("cluster") or {}).get("max_runtime_min"),
+                              doubling_rules(rule_files))
     print("\n".join([*plan[:-1], downloads, limit, plan[-1]]))
 
 

@@ -7,7 +7,11 @@ sbatch refuses the job or it pends forever, so a retry asks for the limit instea
 
 from __future__ import annotations
 
-__all__ = ["by_attempt", "runtime_by_attempt"]
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["by_attempt", "doubling_rules", "runtime_by_attempt"]
 
 
 def by_attempt(request: float, attempt: int) -> int:
@@ -23,3 +27,20 @@ def runtime_by_attempt(minutes: float, attempt: int, limit: int | None = None) -
     asked = by_attempt(minutes, attempt)
     return asked if limit is None else min(asked, int(limit))
 
+
+_RULE = re.compile(r"^\s*(?:rule|checkpoint) (\w+):", re.MULTILINE)
+
+
+def doubling_rules(rule_files: Iterable[Path]) -> set[str]:
+    """The rules whose time request doubles on a retry (``runtime_by_attempt``)."""
+    found: set[str] = set()
+    for path in rule_files:
+        text = Path(path).read_text()
+        heads = list(_RULE.finditer(text))
+        if not heads:
+            continue
+        for head, after in zip(heads, [*heads[1:], None], strict=True):
+            block = text[head.end():after.start() if after else len(text)]
+            if "runtime_by_attempt(" in block:
+                found.add(head.group(1))
+    return found

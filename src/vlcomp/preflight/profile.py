@@ -14,36 +14,18 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from vlcomp.plan.dry_run import DryJob
-from vlcomp.plan.requests import runtime_by_attempt
+from vlcomp.plan.requests import doubling_rules, runtime_by_attempt
 from vlcomp.preflight import BLOCKER, MISSING, OK, Check
 from vlcomp.preflight.slurm import ClusterPartition
 
 __all__ = ["doubling_rules", "job_resources", "load_profile", "profile_checks"]
-
-_RULE = re.compile(r"^\s*(?:rule|checkpoint) (\w+):", re.MULTILINE)
-
-
-def doubling_rules(rule_files: Iterable[Path]) -> set[str]:
-    """The rules whose time request doubles on a retry (``runtime_by_attempt``)."""
-    found: set[str] = set()
-    for path in rule_files:
-        text = Path(path).read_text()
-        heads = list(_RULE.finditer(text))
-        if not heads:
-            continue
-        for head, after in zip(heads, [*heads[1:], None], strict=True):
-            block = text[head.end():after.start() if after else len(text)]
-            if "runtime_by_attempt(" in block:
-                found.add(head.group(1))
-    return found
-
 
 def _pairs(value: Any) -> dict[str, Any]:
     """A resources mapping from a profile: a mapping, or a list of ``key=value``."""
