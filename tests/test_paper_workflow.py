@@ -22,7 +22,7 @@ PAPER = REPO / "config" / "paper.yaml"
 # Jobs per rule of `snakemake -n --configfile config/paper.yaml` in an empty folder.
 PAPER_JOBS = {
     "all": 1,
-    # 57 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
+    # 58 files from vlcomp.data.sources (X-VLM: 2 checkpoints + their YAMLs, the Swin and
     # BERT JSONs; CIFAR-10/100's archives read in place; BLIP-2: LAVIS' stage-1 checkpoint for
     # the Q-Former's LM head; GNM's gnm_clip.pt), Stanford CoreNLP 3.6.0 for SPICE (laid out
     # by spice_jars) and OpenAI's ViT-B/32 and ViT-L/14 weights (vlcomp.pins), 12 folders
@@ -31,8 +31,9 @@ PAPER_JOBS = {
     # (BLIP x 5, BLIP-2 x 2, ALIGN, AltCLIP, GroupViT, FLAVA, BERT's tokenizer, BART, FLAN-T5,
     # OPT, SDXL and its DPO UNet; BLIP's large captioner also gives the BLIP conversion its
     # tokenizer, the BLIP-2 snapshots and FLAN-T5 the ViT-L conversions their processors and
-    # T5) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img); LAVIS' 3 BLIP-2 ViT-L files
-    "download_file": 64, "unpack_archive": 13, "check_manual_download": 5, "wordnet": 1,
+    # T5) and 3 datasets (BiVLC, TROHN-Text, TROHN-Img); LAVIS' 3 BLIP-2 ViT-L files;
+    # Princeton's WordNet 3.0 archive (unpacked for rule wordnet)
+    "download_file": 65, "unpack_archive": 14, "check_manual_download": 5, "wordnet": 1,
     "download_hub_snapshot": 20, "spice_jars": 1,
     "dataset_tables": 5, "imageset_split": 7,  # val splits: generative retrieval's alpha*
     "imageset_folder": 2,  # COCO val2014 / Flickr30k images outside the test split
