@@ -217,7 +217,9 @@ MODELS = list(MODEL_ENTRIES)
 # and checksummed by the download rules (nlp.wordnet_source: download)
 _WORDNET_SETTING = config["nlp"].get("wordnet_source", str(WORDNET_SOURCE))
 WORDNET_INPUTS = [RELEASE_FOLDER] if _WORDNET_SETTING == WORDNET_DOWNLOAD else []
-WORDNET_DICT = RELEASE_DICT if _WORDNET_SETTING == WORDNET_DOWNLOAD else _WORDNET_SETTING
+WORDNET_DICT = (
+    RELEASE_DICT if _WORDNET_SETTING == WORDNET_DOWNLOAD else _WORDNET_SETTING
+)
 # A file of one's own that a model names and that does not exist stops the run here, before a
 # finished folder's tables could stand in for the model's missing jobs (vlcomp.model_files)
 _missing_files = missing_own_files(MODEL_ENTRIES, Path.cwd())

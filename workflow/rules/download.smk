@@ -41,6 +41,7 @@ rule download_file:
 
 
 rule download_hub_snapshot:
+    # a process of its own, the only one given the hub token (vlcomp.data.hub_job)
     output:
         directory("{folder}"),
     log:
@@ -58,7 +59,6 @@ rule download_hub_snapshot:
         mirrors=DOWNLOAD_MIRRORS,
         lock=DOWNLOAD_LOCK,
         retries=config.get("downloads", {}).get("retries", 3),
-    # a process of its own, the only one given the hub token (vlcomp.data.hub_job)
     run:
         run_download(
             download_spec(

@@ -37,7 +37,9 @@ rule embed_model:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            EMBED_JOBS[wc.model].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -74,7 +76,9 @@ rule embed_model_shard:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(EMBED_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(EMBED_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            EMBED_JOBS[wc.model].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -149,7 +153,9 @@ rule embed_images:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(embed_images_job(wc).mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(embed_images_job(wc).runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            embed_images_job(wc).runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         batch_size=EMBED["batch_size"],
@@ -234,7 +240,9 @@ rule score_pairs:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            PAIR_JOBS[wc.model].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -277,7 +285,9 @@ rule score_pairs_only:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            PAIR_JOBS[wc.model].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,

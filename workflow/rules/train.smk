@@ -42,7 +42,9 @@ rule train_clip:
         gpu=GPUS,
         gpu_model=HEAVY_GPU_MODEL,
         mem_mb=lambda wc, attempt: by_attempt(train_resources(wc)["mem_mb"], attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(train_resources(wc)["runtime"], attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            train_resources(wc)["runtime"], attempt
+        ),
     params:
         **TRAIN_PARAMS,
     script:

@@ -53,7 +53,9 @@ rule score_generative:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            PAIR_JOBS[wc.model].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
@@ -183,7 +185,9 @@ rule score_generative_choice_shard:
     resources:
         gpu=GPUS,
         mem_mb=lambda wc, attempt: by_attempt(PAIR_JOBS[wc.model].mem_mb, attempt),
-        runtime=lambda wc, attempt: runtime_by_attempt(PAIR_JOBS[wc.model].runtime, attempt),
+        runtime=lambda wc, attempt: runtime_by_attempt(
+            PAIR_JOBS[wc.model].runtime, attempt
+        ),
     params:
         entry=lambda wc: model_entry(wc.model),
         choice=CHOICE_BENCHMARKS,
