@@ -50,6 +50,14 @@ def resolve_extends(config: dict[str, Any], folders: Sequence[str | Path] = (),
     return merge_config(base, {k: v for k, v in config.items() if k != "extends"})
 
 
+def read_config(configfile: str | Path, snakefile: str | Path) -> dict[str, Any]:
+    """A configuration file made whole as the Snakefile reads it: ``extends:`` looked up
+    beside the file, then in the workflow's ``config/`` (beside ``snakefile``)."""
+    configfile = Path(configfile)
+    return resolve_extends(yaml.safe_load(configfile.read_text()),
+                           [configfile.parent, Path(snakefile).resolve().parent / "config"])
+
+
 def dataset_names(config: dict[str, Any]) -> list[str]:
     """Datasets a config can use: ``world`` (when it has a world) and ``config.datasets``."""
     return (["world"] if "world" in config else []) + list(config.get("datasets", {}))

@@ -27,10 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 from vlcomp.checkout import add_workflow_options, resolve_workflow_options
-from vlcomp.config import resolve_extends
+from vlcomp.config import read_config
 from vlcomp.plan.costs import Cost, measured_costs, traced_costs
 from vlcomp.plan.downloads import DOWNLOAD_RULES, format_downloads, plan_downloads
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
@@ -177,10 +175,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as err:  # not a full gpu_check run on a GPU
         raise SystemExit(f"--measured: {err}") from None
     resolve_workflow_options(args, "--configfile")
-    # `extends:` is looked up beside the config file, then in the workflow's config/ (as the
-    # Snakefile does)
-    config = resolve_extends(yaml.safe_load(args.configfile.read_text()),
-                             [args.configfile.parent, args.snakefile.resolve().parent / "config"])
+    config = read_config(args.configfile, args.snakefile)
     jobs = parse_dry_run(dry_run(args.configfile, args.snakefile))
     if not jobs:
         raise SystemExit(f"the dry run of {args.configfile} lists no jobs")

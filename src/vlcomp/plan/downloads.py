@@ -76,7 +76,7 @@ def plan_downloads(config: dict[str, Any], jobs: list[DryJob], workdir: Path | N
     return out
 
 
-def _gb(size: float) -> str:
+def gigabytes(size: float) -> str:
     return f"{size / 1e9:,.1f} GB"
 
 
@@ -86,7 +86,7 @@ def format_downloads(downloads: list[Download], listing: bool = False) -> str:
     if listing:
         lines.append(f"{'download':72} {'size':>10}  pin")
         for d in sorted(downloads, key=lambda d: d.target):
-            size = _gb(d.size) if d.size is not None else "?"
+            size = gigabytes(d.size) if d.size is not None else "?"
             lines.append(f"{d.target:72} {size:>10}  {d.pin}{' (present)' if d.present else ''}")
     count = {kind: sum(d.kind == kind for d in downloads)
              for kind in ("file", "snapshot", "manual")}
@@ -95,6 +95,6 @@ def format_downloads(downloads: list[Download], listing: bool = False) -> str:
     unknown = sum(d.size is None for d in fetched)
     files, snapshots, manual = count["file"], count["snapshot"], count["manual"]
     lines.append(f"downloads (local rules, where Snakemake runs): {files} files and {snapshots} "
-                 f"hub snapshots, {_gb(known)} of known size + {unknown} of unknown size; "
+                 f"hub snapshots, {gigabytes(known)} of known size + {unknown} of unknown size; "
                  f"{manual} manual downloads")
     return "\n".join(lines)

@@ -14,10 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import yaml
-
 from vlcomp.checkout import add_workflow_options, resolve_workflow_options, workflow_root
-from vlcomp.config import resolve_extends
+from vlcomp.config import read_config
 from vlcomp.preflight import BLOCKER, Check, format_checks
 
 
@@ -30,8 +28,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     from vlcomp.preflight.software import software_checks
 
     workdir = (args.directory or Path.cwd()).resolve()
-    config = resolve_extends(yaml.safe_load(args.configfile.read_text()),
-                             [args.configfile.parent, args.snakefile.resolve().parent / "config"])
+    config = read_config(args.configfile, args.snakefile)
     profile = None
     if args.profile is not None:
         from vlcomp.preflight.profile import load_profile

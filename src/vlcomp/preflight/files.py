@@ -8,13 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from vlcomp.data.sources import manual_checks
-from vlcomp.plan.downloads import plan_downloads
+from vlcomp.plan.downloads import gigabytes, plan_downloads
 from vlcomp.plan.dry_run import DryJob
 from vlcomp.preflight import BLOCKER, MISSING, OK, Check
-
-
-def _gb(size: float) -> str:
-    return f"{size / 1e9:,.1f} GB"
 
 
 def manual_present(folder: str, workdir: Path) -> bool:
@@ -36,7 +32,7 @@ def download_checks(config: dict[str, Any], jobs: list[DryJob], workdir: Path,
         known = sum(d.size or 0 for d in todo)
         unknown = sum(d.size is None for d in todo)
         if todo:
-            size = _gb(known) + (f" + {unknown} of unknown size" if unknown else "")
+            size = gigabytes(known) + (f" + {unknown} of unknown size" if unknown else "")
             checks.append(Check("downloads", MISSING, f"{len(todo)} of {len(files)} not fetched "
                                 f"({size}), e.g. {todo[0].target}", fetch))
         else:
@@ -45,8 +41,8 @@ def download_checks(config: dict[str, Any], jobs: list[DryJob], workdir: Path,
         free = shutil.disk_usage(workdir).free if free is None else free
         need = int(known * 1.1)  # archives are unpacked beside themselves: a margin
         status = OK if free >= need else BLOCKER
-        checks.append(Check("disk", status, f"{_gb(free)} free in {workdir}, "
-                            f"{_gb(known)} still to download",
+        checks.append(Check("disk", status, f"{gigabytes(free)} free in {workdir}, "
+                            f"{gigabytes(known)} still to download",
                             "free space, or run in a folder on a larger file system"))
     else:
         checks.append(Check("downloads", OK, "this configuration downloads nothing"))

@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+from vlcomp.metrics.captioning import JAVA_METRICS, SPICE_MAX_JAVA
 from vlcomp.preflight import BLOCKER, MISSING, OK, Check
 from vlcomp.text.spacy_models import spacy_model_problem
 from vlcomp.text.wordnet_files import (
@@ -17,9 +18,6 @@ from vlcomp.text.wordnet_files import (
     WORDNET_DIR,
     WORDNET_SOURCE,
 )
-
-# SPICE 1.0's cache fails on newer Java (vlcomp.metrics.captioning.SPICE_MAX_JAVA)
-SPICE_MAX_JAVA = 15
 
 
 def caption_metrics(config: dict[str, Any]) -> set[str]:
@@ -64,7 +62,7 @@ def check_wordnet(config: dict[str, Any], workdir: Path) -> Check:
 
 def check_java(config: dict[str, Any], java: int | None, conda: bool) -> Check:
     metrics = caption_metrics(config)
-    needs = sorted(metrics & {"METEOR", "SPICE"})
+    needs = sorted(metrics & set(JAVA_METRICS))
     if not needs:
         return Check("Java", OK, "no caption metric of this configuration runs Java")
     if conda:
