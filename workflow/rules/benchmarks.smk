@@ -215,7 +215,7 @@ else:
         benchmark:
             "benchmarks/bivlc_benchmark.tsv"
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         resources:
             runtime=lambda wc, attempt: runtime_by_attempt(60, attempt),
@@ -320,7 +320,7 @@ if source_of("bison") == "world":
         benchmark:
             "benchmarks/bison_benchmark.tsv"
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(8000, attempt),

@@ -16,7 +16,7 @@ rule generate_captions:
     wildcard_constraints:
         model=union(CAPTIONING_MODELS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,

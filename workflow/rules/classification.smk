@@ -98,7 +98,7 @@ rule class_embeddings:
     wildcard_constraints:
         model=union(CLS_MODELS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -130,7 +130,7 @@ rule classification_metrics:
         model=union(CLS_MODELS),
         cls_dataset=union(CLS_DATASETS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: lambda wc: probe_threads(wc.cls_dataset)
     resources:
         gpu=CLS_PROBE_GPUS,

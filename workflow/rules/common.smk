@@ -163,6 +163,12 @@ GPUS = config["compute"].get("gpus", 1 if config["compute"]["device"] == "cuda" 
 HEAVY_GPU_MODEL = config["compute"].get("gpu_model") if GPUS else None
 # the compute and embedding settings over their defaults (config/schema.yaml)
 COMPUTE = config_section(config, "compute")
+# the environment of the rules that run torch: PyTorch's CUDA 13 wheels (PyPI, envs/torch.yaml),
+# or its CUDA 12 ones for nodes whose driver predates CUDA 13 (envs/*-cuda12.yaml); with
+# `--sdm conda` (the .venv and the image hold the CUDA 13 build)
+CUDA_SUFFIX = "-cuda12" if COMPUTE["torch_cuda"] == "12.8" else ""
+TORCH_ENV = f"../../envs/torch{CUDA_SUFFIX}.yaml"
+DIFFUSION_ENV = f"../../envs/diffusion{CUDA_SUFFIX}.yaml"
 # torch threads per job: a training job (its weights depend on them) gets compute.threads,
 # a job that only runs a model (or trains the detectors' small heads, the same bytes on one
 # thread or two) compute.inference_threads (by default the same)

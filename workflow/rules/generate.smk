@@ -19,7 +19,7 @@ if TROHN_IMG_RELEASE:
         benchmark:
             "benchmarks/trohn_img_release.tsv"
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
@@ -49,7 +49,7 @@ elif "trohn_img" in GENERATION:
         benchmark:
             f"benchmarks/trohn_img_negatives.tsv"
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: MODEL_THREADS
         resources:
             gpu=GPUS,
@@ -82,7 +82,7 @@ if GENERATION:
         wildcard_constraints:
             genset=union(g for g in GENERATE_JOBS if g not in SHARDED_GENSETS),
         conda:
-            "../../envs/diffusion.yaml"
+            DIFFUSION_ENV
         threads: MODEL_THREADS
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
@@ -120,7 +120,7 @@ if GENERATION:
             genset=union(SHARDED_GENSETS),
             shard=SHARD_PATTERN,
         conda:
-            "../../envs/diffusion.yaml"
+            DIFFUSION_ENV
         threads: MODEL_THREADS
         resources:
             gpu=lambda wc: GPUS if GENERATE_JOBS[wc.genset].device == "gpu" else 0,
@@ -185,7 +185,7 @@ if GENERATION:
         wildcard_constraints:
             genset=GENERATED_SET_PATTERN,
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: MODEL_THREADS
         resources:
             gpu=GPUS,
@@ -225,7 +225,7 @@ if DETECTORS:
         benchmark:
             "benchmarks/train_detectors/{model}.tsv"
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: MODEL_THREADS
         resources:
             gpu=GPUS,

@@ -87,7 +87,7 @@ if SUGARCREPE_NEGATIVES.get("source", "generate") == "release":
         benchmark:
             "benchmarks/trohn_text_release/{dataset}.tsv"
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         resources:
             mem_mb=lambda wc, attempt: by_attempt(16000, attempt),
@@ -120,7 +120,7 @@ if SUGARCREPE_NEGATIVES:
         wildcard_constraints:
             dataset=union(d for d in DATASETS if d not in SHARDED_LLM_DATASETS),
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         resources:
             gpu=GPUS if SUGARCREPE_ROUTE == "llm" else 0,
@@ -163,7 +163,7 @@ if SHARDED_LLM_DATASETS:
             dataset=union(SHARDED_LLM_DATASETS),
             shard=SHARD_PATTERN,
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: 1
         resources:
             gpu=GPUS,

@@ -187,7 +187,7 @@ rule robustness_rerank_shard:
         model=union(ROBUSTNESS_RERANK_K),
         shard=SHARD_PATTERN,
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=lambda wc: GPUS if ROBUSTNESS_RERANK_JOBS[wc.model].device == "gpu" else 0,

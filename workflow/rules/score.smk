@@ -32,7 +32,7 @@ rule embed_model:
     wildcard_constraints:
         model=union(m for m in EMBED_ONLY_MODELS if m not in SHARDED_EMBED_MODELS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -71,7 +71,7 @@ rule embed_model_shard:
         model=union(SHARDED_EMBED_MODELS),
         shard=SHARD_PATTERN,
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -148,7 +148,7 @@ rule embed_images:
     wildcard_constraints:
         imageset=OTHER_IMAGESET_PATTERN,
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -235,7 +235,7 @@ rule score_pairs:
     wildcard_constraints:
         model=union(ITM_PAIR_MODELS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -280,7 +280,7 @@ rule score_pairs_only:
     wildcard_constraints:
         model=union(PAIR_ONLY_MODELS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -379,7 +379,7 @@ rule rerank_shard:
         benchmark=union(RETRIEVAL_BENCHMARKS),
         shard=SHARD_PATTERN,
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=lambda wc: (

@@ -36,7 +36,7 @@ rule train_clip:
         run=RUN_PATTERN,
     priority: TRAIN_PRIORITY
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: TRAIN_THREADS
     resources:
         gpu=GPUS,
@@ -83,7 +83,7 @@ if CAPTIONERS:
             captioner=CAPTIONER_PATTERN,
         priority: TRAIN_PRIORITY
         conda:
-            "../../envs/torch.yaml"
+            TORCH_ENV
         threads: TRAIN_THREADS
         resources:
             gpu=GPUS,

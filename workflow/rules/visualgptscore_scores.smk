@@ -48,7 +48,7 @@ rule score_generative:
             m for m in GENERATIVE_RETRIEVAL_MODELS if m not in SHARDED_RETRIEVAL_MODELS
         ),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -95,7 +95,7 @@ rule llm_prior:
     wildcard_constraints:
         lm=union(TEXT_PRIORS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -180,7 +180,7 @@ rule score_generative_choice_shard:
         model=union(SHARDED_CHOICE_MODELS),
         shard=SHARD_PATTERN,
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -239,7 +239,7 @@ rule score_generative_choice_gather:
     wildcard_constraints:
         model=union(SHARDED_CHOICE_MODELS),
     conda:
-        "../../envs/torch.yaml"  # the pair plan comes with the pair-scoring modules
+        TORCH_ENV  # the pair plan comes with the pair-scoring modules
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
@@ -273,7 +273,7 @@ rule score_generative_retrieval_shard:
         benchmark=union(RETRIEVAL_BENCHMARKS),
         shard=SHARD_PATTERN,
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=lambda wc: (
@@ -317,7 +317,7 @@ rule score_generative_retrieval_gather:
         model=union(SHARDED_RETRIEVAL_MODELS),
         benchmark=union(RETRIEVAL_BENCHMARKS),
     conda:
-        "../../envs/torch.yaml"  # retrieval_galleries comes with the pair-scoring modules
+        TORCH_ENV  # retrieval_galleries comes with the pair-scoring modules
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(8000, attempt),
@@ -345,7 +345,7 @@ rule retrieval_null_prior:
         model=union(GENERATIVE_RETRIEVAL_MODELS),
         benchmark=union(RETRIEVAL_BENCHMARKS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -391,7 +391,7 @@ rule null_sampling_prior:
         model=union(NULL_SAMPLING_MODELS),
         benchmark=union([NULL_SAMPLING.get("benchmark", "")]),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: MODEL_THREADS
     resources:
         gpu=GPUS,
@@ -435,7 +435,7 @@ rule convert_blip:
     wildcard_constraints:
         model=union(CONVERTED_MODELS),
     conda:
-        "../../envs/torch.yaml"
+        TORCH_ENV
     threads: 1
     resources:
         mem_mb=lambda wc, attempt: by_attempt(

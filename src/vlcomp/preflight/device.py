@@ -8,14 +8,24 @@ import shutil
 import subprocess
 import time
 
+from vlcomp.envlock import CUDA12_BUILD, CUDA12_INDEX
 from vlcomp.preflight import BLOCKER, OK, Check
 
 # the oldest driver each CUDA major version's wheels run on (NVIDIA's CUDA toolkit release
 # notes, "minor version compatibility": 12.x needs >= 525, 13.x needs >= 580)
 MIN_DRIVER = {11: 450, 12: 525, 13: 580}
-OLDER_DRIVER = ("a driver of the CUDA 13 series (>= 580) on the nodes, or torch built for "
-                "CUDA 12 (pip install torch==2.14.1 --index-url https://download.pytorch.org/"
-                "whl/cu126) in the environment the jobs use")
+
+
+def older_driver_fix(have: int) -> str:
+    """What a node whose driver predates torch's CUDA 13 wheels can do: a CUDA 12 torch where
+    its driver runs one, else a newer driver."""
+    if have < MIN_DRIVER[12]:
+        return (f"a newer NVIDIA driver on the nodes (>= {MIN_DRIVER[13]} for the pinned torch, "
+                f">= {MIN_DRIVER[12]} for its CUDA 12 build)")
+    return ("set compute.torch_cuda: \"12.8\" (the rules' conda environments then install "
+            f"PyTorch's {CUDA12_BUILD} wheels: envs/torch-cuda12.yaml, --sdm conda); for the "
+            f".venv: pip install torch==2.14.1+{CUDA12_BUILD} torchvision==0.29.1+"
+            f"{CUDA12_BUILD} --index-url {CUDA12_INDEX}")
 
 
 def driver_version() -> tuple[str | None, str]:
@@ -44,7 +54,7 @@ def driver_check(driver: str | None, gpu: str, cuda: str | None) -> Check:
     have = int(re.match(r"\d+", driver).group(0))
     if need is not None and have < need:
         return Check("NVIDIA driver", BLOCKER, f"{driver} on {gpu}; torch's CUDA {cuda} wheels "
-                     f"need >= {need}", OLDER_DRIVER)
+                     f"need >= {need}", older_driver_fix(have))
     return Check("NVIDIA driver", OK, f"{driver} on {gpu}, enough for torch's CUDA {cuda}")
 
 
