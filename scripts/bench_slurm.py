@@ -1,8 +1,9 @@
 """Wall time of a config run locally and through a real single-node SLURM on this machine
-(scripts/slurm/start.sh, the shipped profiles/slurm), and whether their tables are equal.
+(scripts/slurm/start.sh, the shipped profiles/slurm with this cluster's names), and whether
+their tables are equal.
 
     .venv/bin/python scripts/bench_slurm.py [--config tests/data/tiny_config.yaml]
-        [--cut] [--jobs 8] [--keep DIR]
+        [--cut] [--keep DIR]
 
 Starts SLURM (root, Debian packages), stops what it started at the end.
 """
@@ -23,6 +24,7 @@ from tests.workflow_runs import (  # noqa: E402
     SLURM_START,
     SLURM_STOP,
     TINY,
+    cluster_profile,
     cut_config,
     run_env,
     slurm_command,
@@ -42,7 +44,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--config", type=Path, default=TINY)
     parser.add_argument("--cut", action="store_true", help="the cut config of tests/test_slurm.py")
-    parser.add_argument("--jobs", type=int, default=8)
     parser.add_argument("--timeout", type=int, default=3600)
     parser.add_argument("--keep", type=Path, help="run in this folder and keep it")
     args = parser.parse_args()
@@ -68,7 +69,8 @@ def main() -> None:
         sys.exit(f"SLURM did not start: {started.stderr}")
     try:
         start = time.perf_counter()
-        result = subprocess.run(slurm_command(config, cluster, args.timeout, args.jobs),
+        profile = cluster_profile(root / "profile" / "slurm")
+        result = subprocess.run(slurm_command(config, cluster, profile, args.timeout),
                                 cwd=cluster, capture_output=True, text=True,
                                 env=run_env(slurm=True))
         slurm_s = time.perf_counter() - start
@@ -78,7 +80,7 @@ def main() -> None:
     if result.returncode:
         sys.exit(f"SLURM run failed (log: {root / 'slurm.log'}):\n{result.stderr[-3000:]}")
     submissions = result.stderr.count("has been submitted with SLURM jobid")
-    print(f"SLURM:  {slurm_s:7.0f} s  ({submissions} sbatch submissions, --jobs {args.jobs})")
+    print(f"SLURM:  {slurm_s:7.0f} s  ({submissions} sbatch submissions, the shipped profile)")
     n, differ = tables_equal(local / "results" / "tables", cluster / "results" / "tables")
     print(f"tables: {n} local, " + ("all byte-equal" if not differ else f"differ: {differ}"))
     sys.exit(1 if differ else 0)

@@ -108,7 +108,14 @@ class SessionRuns:
         where it cannot, the run is the reason to skip."""
         import subprocess
 
-        from .workflow_runs import SLURM_START, slurm_command, start
+        from .workflow_runs import (
+            SLURM_START,
+            cluster_profile,
+            run_env,
+            sbatch_logged,
+            slurm_command,
+            start,
+        )
 
         self.slurm_state = self.factory.mktemp("slurm-state")
         started = subprocess.run(["bash", str(SLURM_START), str(self.slurm_state)],
@@ -117,8 +124,10 @@ class SessionRuns:
             return f"SLURM cannot be installed here: {started.stderr.strip()}"
         assert started.returncode == 0, started.stdout + started.stderr
         work = self.factory.mktemp("cut-slurm")
-        return work, start(slurm_command(self.cut_config, work, SLURM_TIMEOUT_S), work,
-                           timeout=SLURM_TIMEOUT_S + 60, slurm=True)
+        profile = cluster_profile(self.factory.mktemp("profile") / "slurm")
+        env = sbatch_logged(run_env(slurm=True), work.with_name(work.name + ".sbatch"))
+        return work, start(slurm_command(self.cut_config, work, profile, SLURM_TIMEOUT_S),
+                           work, timeout=SLURM_TIMEOUT_S + 60, slurm=True, env=env)
 
     def stop(self) -> None:
         import subprocess

@@ -2,7 +2,27 @@
 sites (tests/real_mirror.py), with tiny models of every family it runs (CLIP, BLIP ITM and
 captioner, BLIP-2's Q-Former ITM and FLAN-T5, X-VLM, text-only LMs, SDXL), saved the way the
 real ones are, served as hub repositories at pinned commits by the mirror's copy of the hub,
-fetched by the download rules and loaded through the same code paths, offline."""
+fetched by the download rules and loaded through the same code paths, offline.
+
+config/paper.yaml's own keys run as they are (`nlp` whole: the spaCy pipeline by its name,
+WordNet's checksummed archive through the download rule; `downloads`' retries; `compute`'s
+other keys; every benchmark's source and layout keys). What remains overridden, and why:
+- `compute.device: cpu`, `compute.threads: 1`: CI has no GPU; one torch thread a job lets two
+  jobs share the test machine's 2 cores. `compute.gpus` then defaults to 0, as on a CPU run.
+- `downloads.mirrors`: the real URLs, served by prefix from the mirror's files (no network);
+  the URLs themselves are config/paper.yaml's.
+- `downloads.sha256`: the mirror's miniatures (SugarCrepe, BISON, NegCLIP, CREPE, VL-CheckList,
+  Diwan's tags, X-VLM's configs, CIFAR-10, WordNet's archive packed here) are not the
+  published bytes, so their pins give way to the lock file (tests.real_mirror
+  .mirror_checksums); every other pin is checked as configured.
+- `datasets`, `benchmarks`, `train`, `classification`, `shards`, `embed`: sizes (COCO only, 12
+  test images, 3 folds, 1 epoch, a few items per set), not sources.
+- `models`, `paper_models`: tiny models of every family saved the way the real ones are (no
+  weights can be downloaded here), published on the mirror's hub at pinned commits; BLIP-2's
+  ViT-L and X-VLM keep config/paper.yaml's entries but for the tokenizer's repository.
+- `hard_negatives.sugarcrepe`, `generation.trohn_img`, `detectors`: cut (they need an LLM that
+  no tiny stand-in can play); `generation.bivlc.diffusers` is a tiny SDXL saved like the real.
+"""
 
 from __future__ import annotations
 
@@ -19,9 +39,9 @@ PAPER = REPO / "config" / "paper.yaml"
 def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: dict) -> dict:
     """config/paper.yaml cut down to the mirror's files, with tiny models."""
     cfg = yaml.safe_load(PAPER.read_text())
-    # one torch thread a job, so two jobs share the test machine's 2 cores (tiny_config.yaml)
-    cfg["compute"] = {"device": "cpu", "threads": 1, "gpus": 0}
-    cfg["downloads"] = {"mirrors": mirrors, "retries": 1, "sha256": mirror_checksums()}
+    # no GPU here; one torch thread a job, so two jobs share the test machine's 2 cores
+    cfg["compute"] = {**cfg["compute"], "device": "cpu", "threads": 1}
+    cfg["downloads"] = {**cfg["downloads"], "mirrors": mirrors, "sha256": mirror_checksums()}
     cfg["datasets"] = {"coco": cfg["datasets"]["coco"]}
     b = cfg["benchmarks"]
     cfg["benchmarks"] = {

@@ -167,3 +167,17 @@ def test_preflight_of_the_default_configuration_passes_here(tmp_path):
     assert lines[0].startswith("vlcomp preflight: ") and "device cpu" in lines[0]
     assert "  ok       spaCy pipeline" in done.stdout
     assert lines[-1].startswith("preflight: ") and lines[-1].endswith(" 0 blocker(s)")
+
+
+def test_the_packages_are_checked_against_the_lock(tmp_path):
+    from vlcomp.preflight.software import check_lock
+
+    shipped = check_lock(REPO / "requirements-lock.txt", conda=False)
+    assert shipped.status == OK and "at requirements-lock.txt's versions" in shipped.detail
+    moved = tmp_path / "requirements-lock.txt"
+    moved.write_text("numpy==1.0.0 --hash=sha256:" + "0" * 64 + "\nnot-installed-pkg==1.0\n")
+    found = check_lock(moved, conda=False)
+    assert found.status == BLOCKER and "2 of 2 differ" in found.detail
+    assert "numpy 2.4.6 (lock 1.0.0)" in found.detail and "not-installed-pkg absent" in found.detail
+    assert "scripts/setup.sh" in found.fix
+    assert check_lock(moved, conda=True).status == OK

@@ -1,6 +1,12 @@
 """The workflow through a real single-node SLURM (snakemake-executor-plugin-slurm and the
 shipped profile), giving the same tables as a local run.
 
+The profile runs as shipped: only the names a user of this cluster changes are substituted
+(tests.workflow_runs.CLUSTER_NAMES: its one partition `debug` for the CPU partition, no GPU
+partition, no account, `squeue` for `sacct` without an accounting database); every request
+(resources, groups, partition choice, retries, jobs) is the profile's and the rules' own. The
+command line adds only faster status polling (2 s; jobs here take seconds).
+
 scripts/slurm/start.sh installs and starts SLURM (Debian packages, root); where it cannot,
 the test is skipped with the reason. The daemons it started are stopped by pid at the
 session's end.
@@ -69,6 +75,23 @@ def test_a_job_that_fails_once_is_retried_through_slurm(runs):
     for npy in (ours / "world_clip").rglob("*.npy"):
         twin = ours / "flaky" / npy.relative_to(ours / "world_clip")
         assert twin.read_bytes() == npy.read_bytes(), twin
+
+
+@pytest.mark.slow
+def test_the_shipped_profile_books_no_gpu_for_the_default_configuration(runs):
+    """The default configuration's jobs (no GPU) through profiles/slurm with only this
+    cluster's names changed: the plugin sends every submission to the CPU partition (`debug`,
+    from partitions.yaml), none asks for a GPU, and the requests are the rules' and the
+    profile's own (a metrics group: the profile's `cores: 8` CPUs)."""
+    _, (work, _, log) = runs
+    calls = work.with_name(work.name + ".sbatch").read_text().splitlines()
+    assert len(calls) == log.count("has been submitted with SLURM jobid") >= 10
+    for call in calls:
+        assert " -p debug" in call, call
+        assert "--gpus" not in call and "gres" not in call, call
+        assert re.search(r" -t \d+", call) and re.search(r" --mem \d+", call), call
+    grouped = [c for c in calls if "--cpus-per-task=8" in c or "--cpus-per-task 8" in c]
+    assert grouped, "no group job asked for the profile's 8 cores"
 
 
 def _preflight(*args: str, cwd: Path):

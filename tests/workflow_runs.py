@@ -19,20 +19,37 @@ TINY = REPO / "tests" / "data" / "tiny_config.yaml"
 SLURM_START = REPO / "scripts" / "slurm" / "start.sh"
 SLURM_STOP = REPO / "scripts" / "slurm" / "stop.sh"
 NO_SLURM = REPO / "tests" / "no_slurm"
-# The test node has 2 CPUs and ~24 GB: memory requests are scaled down, the grouped rules'
-# most (a group asks for the sum over its members running at once, up to the profile's
-# `cores: 8`).
-SMALL_MEMORY = ["train_detectors", "trohn_img_negatives", "filter_generated", "embed_model",
-                "embed_images", "train_clip", "score_pairs", "score_generative",
-                "generate_captions", "generate_candidates", "sugarcrepe_negatives",
-                "nearest_neighbours", "perturb_images", "negclip_negatives", "bison_benchmark",
-                "bison_altered_benchmark", "llm_prior", "score_pairs_only",
-                "score_generative_choice", "embed_model_shard"]
-GROUPED_MEMORY = ["score_and_metrics", "retrieval_metrics", "robustness_metrics",
-                  "pair_metrics", "alpha_curve", "generative_retrieval", "dataset_tables",
-                  "uncertainty_alpha", "blind_scores", "held_out_accuracy", "winoground_tags",
-                  "uncertainty", "uncertainty_retrieval", "uncertainty_robustness",
-                  "uncertainty_classification", "embed_model_gather"]
+SBATCH_SHIM = REPO / "tests" / "sbatch_log"
+# What a user of this cluster changes in the shipped profiles/slurm (the CHANGE placeholders
+# and the status command its comments name), as (file, shipped text, this cluster's text)
+CLUSTER_NAMES = [
+    # no accounts without an accounting database: the line is deleted, as its comment says
+    ("config.yaml", "  slurm_account: myproject   # CHANGE (or delete where accounts are not"
+                    " used)\n", ""),
+    # sacct needs slurmdbd; squeue sees finished jobs for MinJobAge = 300 s (start.sh)
+    ("config.yaml", "slurm-status-command: sacct\n", "slurm-status-command: squeue\n"),
+    # the one partition, `debug`, takes the CPU partition's place; there is no GPU partition
+    ("partitions.yaml", "  cpu:                      # CHANGE: your CPU partition\n",
+     "  debug:\n"),
+]
+
+
+def cluster_profile(dest: Path) -> Path:
+    """profiles/slurm as shipped, with only the names of this single-node SLURM
+    (`CLUSTER_NAMES`) and its GPU partition removed (the cluster has none), in ``dest``."""
+    import shutil
+
+    shutil.copytree(REPO / "profiles" / "slurm", dest)
+    for name, shipped, ours in CLUSTER_NAMES:
+        text = (dest / name).read_text()
+        assert text.count(shipped) == 1, f"profiles/slurm/{name} no longer has {shipped!r}"
+        (dest / name).write_text(text.replace(shipped, ours))
+    partitions = dest / "partitions.yaml"
+    text = partitions.read_text()
+    gpu = text.index("  gpu:                      # CHANGE: your GPU partition\n")
+    partitions.write_text(text[:gpu])
+    assert set(yaml.safe_load(partitions.read_text())["partitions"]) == {"debug"}
+    return dest
 
 
 def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -106,6 +123,13 @@ def run_env(slurm: bool = False) -> dict[str, str]:
     return env
 
 
+def sbatch_logged(env: dict[str, str], log: Path) -> dict[str, str]:
+    """``env`` with an ``sbatch`` ahead on PATH that writes each call's arguments, one line
+    each, to ``log`` and then submits through the real one (tests/sbatch_log)."""
+    return {**env, "PATH": os.pathsep.join([str(SBATCH_SHIM), env.get("PATH", "")]),
+            "VLCOMP_SBATCH_LOG": str(log)}
+
+
 def offline_home(root: Path) -> dict[str, str | None]:
     """The environment of a compute node without network, under ``root``: a home that
     nothing can be written under (``home``, a file, not a folder: unwritable even for root,
@@ -145,19 +169,14 @@ def cut_config(path: Path) -> Path:
     return path
 
 
-def slurm_command(config: Path, work: Path, timeout_s: int, jobs: int = 8) -> list[str]:
-    """Snakemake through the shipped SLURM profile on the single-node SLURM of
-    scripts/slurm/start.sh, under a timeout that sends SIGINT (the plugin can wait forever on
-    a job status it cannot read)."""
+def slurm_command(config: Path, work: Path, profile: Path, timeout_s: int) -> list[str]:
+    """Snakemake through ``profile`` (``cluster_profile``: the shipped one with this cluster's
+    names) on the single-node SLURM of scripts/slurm/start.sh, under a timeout that sends
+    SIGINT (the plugin can wait forever on a job status it cannot read). Its requests
+    (resources, groups, partitions, retries, jobs) are the profile's and the rules' own."""
     return [
         "timeout", "-s", "INT", str(timeout_s), str(SNAKEMAKE), "-s", str(REPO / "Snakefile"),
-        "--directory", str(work), "--configfile", str(config),
-        # the shipped profile (executor, retries, job groups), with this cluster's values
-        "--profile", str(REPO / "profiles" / "slurm"), "--jobs", str(jobs),
-        "--default-resources", "slurm_partition=debug", "mem_mb=1000", "runtime=30",
-        "--set-resources", *(f"{rule}:mem_mb=4000" for rule in SMALL_MEMORY),
-        *(f"{rule}:mem_mb=1000" for rule in GROUPED_MEMORY),
+        "--directory", str(work), "--configfile", str(config), "--profile", str(profile),
         # poll often: jobs here take seconds (a real cluster keeps the defaults, 40 s and 10 s)
         "--slurm-init-seconds-before-status-checks", "2", "--seconds-between-status-checks", "2",
-        "--slurm-status-command", "squeue",  # no accounting database here (MinJobAge 300)
     ]

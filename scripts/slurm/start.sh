@@ -23,9 +23,12 @@ if ((${#missing[@]})); then
 fi
 
 host=$(hostname -s)
-memory=$(slurmd -C | head -1 | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')
-# Declare more CPUs than the machine has (config_overrides), so that several of the workflow's
-# one-thread jobs run at once, as on a real node; SLURM_TEST_CPUS overrides the default 8.
+# Declare more CPUs and memory than the machine has (config_overrides; no cgroups enforce
+# either), so that the shipped profile's requests, a real node's, fit as they are (a group of
+# 8 metrics jobs asks 8 CPUs and 8 x their memory) and several one-thread jobs run at once:
+# the memory of profiles/slurm/partitions.yaml's CPU partition, 256000 MB, and 8 CPUs
+# (SLURM_TEST_MEMORY_MB and SLURM_TEST_CPUS override them).
+memory=${SLURM_TEST_MEMORY_MB:-256000}
 cpus=${SLURM_TEST_CPUS:-8}
 mkdir -p /etc/slurm /run/munge "$STATE/slurmctld" "$STATE/slurmd" /var/log/slurm
 cat > /etc/slurm/slurm.conf <<CONF

@@ -85,10 +85,42 @@ def check_package(module: str, needed_for: str, install: str) -> Check:
                  f"install it: {install}")
 
 
+def check_lock(lock: Path, conda: bool) -> Check:
+    """This Python's packages against the ``.venv``'s lock (requirements-lock.txt): the jobs
+    run on it unless the rules' conda environments are used (whose files hold their locks)."""
+    import importlib.metadata
+
+    from vlcomp.envlock import parse_pins
+
+    if conda:
+        return Check("packages", OK, "the jobs use the rules' conda environments (envs/*.yaml: "
+                     "full locks with hashes)")
+    if not lock.exists():
+        return Check("packages", MISSING, f"no {lock.name} beside the workflow",
+                     "a checkout ships it; scripts/setup.sh builds the .venv from it")
+    pins = parse_pins(lock.read_text().splitlines(), lock.name)
+    wrong = []
+    for name, pin in pins.items():
+        try:
+            have = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            have = "absent"
+        if have != pin.version:
+            wrong.append(f"{name} {have} (lock {pin.version})")
+    if wrong:
+        return Check("packages", BLOCKER, f"{len(wrong)} of {len(pins)} differ from "
+                     f"{lock.name}: {', '.join(wrong[:5])}{' ...' if len(wrong) > 5 else ''}",
+                     "bash scripts/setup.sh (it installs exactly the lock)")
+    return Check("packages", OK, f"all {len(pins)} at {lock.name}'s versions")
+
+
 def software_checks(config: dict[str, Any], rules: set[str], workdir: Path,
                     conda_env: Path | None, java: int | None) -> list[Check]:
     """The software checks of a configuration whose dry run has jobs of ``rules``."""
-    checks = [check_spacy(config, conda_env)]
+    from vlcomp.checkout import workflow_root
+
+    checks = [check_lock(workflow_root() / "requirements-lock.txt", conda_env is not None),
+              check_spacy(config, conda_env)]
     if "wordnet" in rules:
         checks.append(check_wordnet(config, workdir))
     checks.append(check_java(config, java, conda_env is not None))
