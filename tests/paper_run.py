@@ -58,7 +58,9 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
         "crepe_negate": {**b["crepe_negate"], "complexities": [4, 5]},
         "vl_checklist": {**b["vl_checklist"], "corpora": ["swig", "vg"]},
         "robustness": {
-            "galleries": {"coco": {"dataset": "coco", "images": 12}},
+            # re-ranked as config/paper.yaml names its ARO galleries' models, by list
+            "galleries": {"coco": {"dataset": "coco", "images": 12,
+                                   "rerank": ["blip_itm", "xvlm_coco"]}},
             "perturbed_galleries": ["coco"],
             "text_perturbations": ["shuffle_all_words", "char_swap", "synonym_noun"],
             "image_perturbations": ["shuffle_rows"], "seeds": [0],

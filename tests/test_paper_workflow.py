@@ -74,10 +74,11 @@ PAPER_JOBS = {
     # 23 embedding models (the 17 dual encoders, 3 BLIP ITMs, 2 X-VLMs, FLAVA) x 2 galleries
     "retrieval_metrics": 46, "robustness_metrics": 23,
     "rerank_candidates": 10, "rerank_shard": 10, "rerank_gather": 10,
-    # ARO's coco / flickr galleries of BLIP base (COCO and Flickr30k fine-tunes) / large and
-    # X-VLM COCO/Flickr30k: 98 conditions each, shards of whole conditions (6 + 6 + 18 + 20 + 9)
-    "robustness_rerank_candidates": 5, "robustness_rerank_shard": 59,
-    "robustness_rerank_gather": 5,
+    # ARO's coco gallery re-ranked by BLIP base's and X-VLM's COCO fine-tunes, flickr by their
+    # Flickr30k ones (ARO App. B): 25 conditions each (clean, 5 text and 3 image shuffles x 3
+    # seeds), shards of whole conditions
+    "robustness_rerank_candidates": 4, "robustness_rerank_shard": 14,
+    "robustness_rerank_gather": 4,
     "results_page": 1,
     "table_aro": 1, "table_aro_finetuning": 2, "figure_aro_radar": 1, "table_sugarcrepe": 1,
     "table_bivlc": 3, "table_bivlc_counts": 1, "table_bivlc_filter": 1,

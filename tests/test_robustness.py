@@ -138,3 +138,32 @@ def test_fg_note_names_the_fine_galleries_and_the_kept_captions():
     assert "COCO-like fine-grained" in note and "past the fifth" in note
     assert fg_notes("aro_table3", galleries, datasets) == []
     assert fg_notes("granularity", {"coco": {"dataset": "coco"}}, datasets) == []
+
+
+def test_a_gallery_is_perturbed_only_as_its_tables_read():
+    """ARO Tables 3-4 read its five word-order shuffles; Hendriksen's and the granularity
+    tables every configured perturbation: an ARO-only gallery skips the typos, synonyms and
+    distractions (and their texts), a query shared with a Hendriksen gallery keeps them."""
+    from vlcomp.config import ARO_WORD_ORDER, gallery_text_perturbations
+    from vlcomp.metrics.robustness import CLEAN
+    from vlcomp.report.robustness import ARO_TEXT_STRATEGIES
+    from vlcomp.text.perturbations import queries_by_perturbations
+
+    assert set(ARO_WORD_ORDER) == set(ARO_TEXT_STRATEGIES) - {CLEAN}
+    listed = ["char_swap", "shuffle_all_words", "synonym_noun", "shuffle_trigrams"]
+    config = {"benchmarks": {"robustness": {
+        "galleries": {"aro": {"images": 4, "tables": ["aro"]}, "hend": {"images": 4,
+                      "tables": ["hendriksen"]}, "all": {"images": 4}, "clean": {"images": 4}},
+        "perturbed_galleries": ["aro", "hend", "all"], "text_perturbations": listed}}}
+    lists = {g: gallery_text_perturbations(config, g) for g in ("aro", "hend", "all", "clean")}
+    assert lists == {"aro": ["shuffle_all_words", "shuffle_trigrams"], "hend": listed,
+                     "all": listed, "clean": []}
+    frames = [pd.DataFrame({"query_id": ["a1", "s1"], "text": ["x", "y"], "gallery": "aro"}),
+              pd.DataFrame({"query_id": ["s1", "h1"], "text": ["y", "z"], "gallery": "hend"})]
+    queries, groups = queries_by_perturbations(frames, lists, listed)
+    assert queries.query_id.tolist() == ["a1", "s1", "h1"] and "gallery" not in queries
+    assert groups == {("shuffle_all_words", "shuffle_trigrams"): ["a1"],
+                      tuple(listed): ["s1", "h1"]}
+    frames[1].loc[0, "text"] = "another"
+    with pytest.raises(ValueError, match="query 's1' has different texts"):
+        queries_by_perturbations(frames, lists, listed)

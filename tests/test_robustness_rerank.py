@@ -241,7 +241,14 @@ def test_which_galleries_are_re_ranked_and_the_plan_prices_them():
     assert robustness_k_test(config, "clip", {"family": "open_clip"}, "coco") is None
     weights = robustness_rerank_conditions(config, "blip", entry)
     coco = 128 * 5000 + 128 * 25010
-    assert weights == [coco] * (1 + 2 * 2 + 1 * 2) + [128 * 1000 + 128 * 5000]
+    # the ARO-only gallery: clean, ARO's word-order shuffle (char_swap feeds no table of it)
+    # and the image shuffle, 2 seeds each
+    assert weights == [coco] * (1 + 1 * 2 + 1 * 2) + [128 * 1000 + 128 * 5000]
+    # a gallery's rerank list names the models it re-ranks; the others rank by embeddings
+    listed = {**galleries, "coco": {**galleries["coco"], "rerank": ["blip"]}}
+    config["benchmarks"]["robustness"]["galleries"] = listed
+    assert robustness_k_test(config, "blip", entry, "coco") == 128
+    assert robustness_k_test(config, "blip_large", entry, "coco") is None
     job = stage_job(config, "robustness_rerank", "blip", entry)
     assert job.items == sum(weights) and 1 <= job.shards <= len(weights)
     assert job.shard_hours <= job.hours

@@ -152,16 +152,39 @@ def rerank_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any
     return int((spec.get("k_test") or {}).get(benchmark, DEFAULT_K_TEST))
 
 
+GALLERY_TABLES = ("aro", "hendriksen", "granularity")
+"""The robustness tables a gallery can feed (``galleries.<g>.tables``, default all)."""
+ARO_WORD_ORDER = ("shuffle_nouns_and_adj", "shuffle_allbut_nouns_and_adj",
+                  "shuffle_within_trigrams", "shuffle_trigrams", "shuffle_all_words")
+"""ARO Table 3's text perturbations (its Table 1's five word-order shuffles)."""
+
+
 def robustness_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any],
                       gallery: str) -> int | None:
     """Candidates each query of a robustness ``gallery`` re-scores for ``model``, or None when
-    the gallery is ranked by the model's embeddings: the gallery's ``rerank`` (default: it
-    feeds ARO's tables) is off, or `rerank_k_test` of its dataset's retrieval is None."""
+    the gallery is ranked by the model's embeddings: the gallery's ``rerank`` (true, false or
+    the models it re-ranks; default: true when it feeds ARO's tables) leaves the model out,
+    or `rerank_k_test` of its dataset's retrieval is None."""
     spec = config["benchmarks"]["robustness"]["galleries"][gallery]
-    tables = spec.get("tables", ["aro", "hendriksen", "granularity"])
-    if not spec.get("rerank", "aro" in tables):
+    rerank = spec.get("rerank", "aro" in spec.get("tables", GALLERY_TABLES))
+    if not (model in rerank if isinstance(rerank, list) else rerank):
         return None
     return rerank_k_test(config, model, entry, f"{spec.get('dataset', 'world')}_retrieval")
+
+
+def gallery_text_perturbations(config: Mapping[str, Any], gallery: str) -> list[str]:
+    """The text perturbations a robustness ``gallery`` is evaluated under, in the configured
+    order: those a table it feeds reads. ARO's Tables 3–4 read the five word-order shuffles
+    (`ARO_WORD_ORDER`), Hendriksen's and the granularity tables every configured one; a
+    gallery not in ``perturbed_galleries`` has none."""
+    spec = config["benchmarks"].get("robustness") or {}
+    if gallery not in spec.get("perturbed_galleries", []):
+        return []
+    names = list(spec.get("text_perturbations", []))
+    tables = spec["galleries"][gallery].get("tables", GALLERY_TABLES)
+    if set(tables) - {"aro"}:
+        return names
+    return [n for n in names if n in ARO_WORD_ORDER]
 
 
 def expand_runs(config: dict[str, Any]) -> dict[str, dict[str, Any]]:

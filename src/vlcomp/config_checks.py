@@ -168,6 +168,7 @@ def _check_references(config: dict[str, Any]) -> None:
     check_classification(config)
     for g, spec in (robustness or {}).get("galleries", {}).items():
         _check_folder_gallery(config, g, spec)
+        _check_rerank_models(config, g, spec)
     vectors = config["benchmarks"].get("bison", {}).get("vectors", {})
     if vectors.get("source") == "clip_tokens":
         run = vectors.get("run")
@@ -228,6 +229,25 @@ def _dataset_has_split(config: dict[str, Any], name: str, split: str) -> bool:
     from vlcomp.data.datasets import dataset_splits
 
     return split in dataset_splits(name, config["datasets"][name])
+
+
+def _check_rerank_models(config: dict[str, Any], gallery: str, spec: dict[str, Any]) -> None:
+    """A gallery's ``rerank`` list names models re-ranked by ITM (`rerank_k_test`)."""
+    from vlcomp.config import rerank_k_test
+
+    rerank = spec.get("rerank")
+    if not isinstance(rerank, list):
+        return
+    models = expand_models(config)
+    benchmark = f"{spec.get('dataset', 'world')}_retrieval"
+    for model in rerank:
+        if model not in models:
+            raise ConfigError(f"config.benchmarks.robustness.galleries.{gallery}.rerank: "
+                              f"{model!r} is not a model (known: {sorted(models)})")
+        if rerank_k_test(config, model, models[model], benchmark) is None:
+            raise ConfigError(f"config.benchmarks.robustness.galleries.{gallery}.rerank: "
+                              f"{model!r} is not re-ranked by ITM (its pair_score is not "
+                              "itm_plus_itc, it has no embeddings, or retrieval.rerank is none)")
 
 
 def _check_folder_gallery(config: dict[str, Any], name: str, spec: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from vlcomp.config import (  # noqa: E402
     dataset_names,
     expand_models,
     expand_runs,
+    gallery_text_perturbations,
     has_embeddings,
     is_captioner,
     model_groups,
@@ -379,6 +380,12 @@ IMAGE_CONDITIONS = {
     ]
     for g in ROBUSTNESS.get("perturbed_galleries", [])
     if "aro" in GALLERY_TABLES[g]
+}
+# each perturbed gallery's text perturbations: those a table it feeds reads (ARO's five
+# word-order shuffles for an ARO-only gallery; vlcomp.config.gallery_text_perturbations)
+TEXT_PERTURBATIONS = {
+    g: gallery_text_perturbations(config, g)
+    for g in ROBUSTNESS.get("perturbed_galleries", [])
 }
 RELEVANCE_MODEL = ROBUSTNESS.get("relevance_model", "")
 

@@ -93,7 +93,9 @@ rule perturb_texts:
         mem_mb=4000,
         runtime=120,
     params:
-        perturbations=ROBUSTNESS.get("text_perturbations", []),
+        galleries=ROBUSTNESS.get("perturbed_galleries", []),
+        perturbations=TEXT_PERTURBATIONS,
+        order=ROBUSTNESS.get("text_perturbations", []),
         seeds=ROBUSTNESS_SEEDS,
         synonym_k=ROBUSTNESS.get("synonym_k", 1),
         typo_impl=ROBUSTNESS.get("typo_impl", "reference"),
@@ -161,6 +163,7 @@ rule robustness_rerank_candidates:
         imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
         gallery_imagesets=GALLERY_IMAGESET,
         image_conditions=IMAGE_CONDITIONS,
+        text_perturbations=TEXT_PERTURBATIONS,
     script:
         "../scripts/robustness_rerank_candidates.py"
 
@@ -204,6 +207,7 @@ rule robustness_rerank_shard:
         imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
         gallery_imagesets=GALLERY_IMAGESET,
         image_conditions=IMAGE_CONDITIONS,
+        text_perturbations=TEXT_PERTURBATIONS,
         entry=lambda wc: model_entry(wc.model),
         kind=lambda wc: MODEL_ENTRIES[wc.model]["pair_score"],
         batch_size=EMBED["pair_batch_size"],
@@ -268,6 +272,7 @@ rule robustness_metrics:
         imagesets=BENCHMARK_IMAGESETS.get("robustness", []),
         gallery_imagesets=GALLERY_IMAGESET,
         image_conditions=IMAGE_CONDITIONS,
+        text_perturbations=TEXT_PERTURBATIONS,
         relevance_model=RELEVANCE_MODEL,
     script:
         "../scripts/robustness_metrics.py"

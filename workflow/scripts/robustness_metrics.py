@@ -36,7 +36,7 @@ with job_log(snakemake.log[0]) as log:
             perturbed=perturbed if chosen else None,
             image_conditions=p.image_conditions.get(gallery, ()) if chosen else (),
             clean_imageset=p.gallery_imagesets[gallery], items=items, t2i_extra=extra,
-            reranked=rankings,
+            reranked=rankings, text_perturbations=p.text_perturbations.get(gallery, ()),
         )
         spec = p.gallery_specs[gallery]
         ranking = EMBEDDING_RANKING if k_test is None else ranking_label(k_test)

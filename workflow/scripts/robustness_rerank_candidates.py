@@ -19,7 +19,7 @@ with job_log(snakemake.log[0]) as log:
     files = {"galleries": inp.galleries, "queries": inp.queries, "t2i_extra": inp.t2i_extra}
     galleries = read_galleries(p.galleries, files, read_parquet(inp.perturbed),
                                p.perturbed_galleries, p.image_conditions, p.gallery_imagesets,
-                               p.k_test)
+                               p.k_test, p.text_perturbations)
     parts = []
     for gallery in galleries:
         parts.append(gallery_candidates(gallery, model))

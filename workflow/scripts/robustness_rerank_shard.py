@@ -36,7 +36,7 @@ with job_log(snakemake.log[0]) as log:
     sources = {}
     for gallery in read_galleries(p.galleries, files, read_parquet(inp.perturbed),
                                   p.perturbed_galleries, p.image_conditions,
-                                  p.gallery_imagesets, p.k_test):
+                                  p.gallery_imagesets, p.k_test, p.text_perturbations):
         if any(k.startswith(f"{gallery.name}.") for k in mine):
             sources |= condition_sources(gallery, refs_of)
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)

@@ -26,7 +26,7 @@ the relevance model's gains and everything computed from a ranking stay as they 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -179,16 +179,20 @@ class Condition:
 def gallery_conditions(
     queries: pd.DataFrame, perturbed: pd.DataFrame | None = None,
     image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
+    text_perturbations: Collection[str] | None = None,
 ) -> Iterator[Condition]:
     """A gallery's conditions in record order: clean, then each (text perturbation, seed) of
     ``perturbed`` (rows ``caption_id`` = query id, ``perturbation``, ``seed``,
-    ``perturbed``, ``changed``), then each image condition ``(perturbation, seed, image
-    set)``. ValueError naming a text condition that misses a query's text."""
+    ``perturbed``, ``changed``; only ``text_perturbations`` when given: the gallery's own,
+    `vlcomp.config.gallery_text_perturbations`), then each image condition ``(perturbation,
+    seed, image set)``. ValueError naming a text condition that misses a query's text."""
     query_ids = [str(q) for q in queries.query_id]
     originals = [str(t) for t in queries.text]
     yield Condition("clean", CLEAN, -1, clean_imageset, originals, np.zeros(len(query_ids)))
     if perturbed is not None:
         mine = perturbed[perturbed.caption_id.isin(set(query_ids))]
+        if text_perturbations is not None:
+            mine = mine[mine.perturbation.isin(set(text_perturbations))]
         for (name, seed), rows in mine.groupby(["perturbation", "seed"], sort=False):
             text_of = dict(zip(rows.caption_id, rows.perturbed, strict=True))
             changed = dict(zip(rows.caption_id, rows.changed, strict=True))
@@ -224,7 +228,7 @@ def evaluate_gallery(
     relevance: Embeddings, perturbed: pd.DataFrame | None = None,
     image_conditions: Sequence[tuple[str, int, str]] = (), clean_imageset: str = "world_test",
     items: list[pd.DataFrame] | None = None, t2i_extra: Sequence[tuple[str, str]] = (),
-    reranked: Reranked | None = None,
+    reranked: Reranked | None = None, text_perturbations: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Records of one gallery, one per `gallery_conditions` condition. Text→image also ranks
     the ``t2i_extra`` images ``(image set, image id)``, in every condition (image conditions
@@ -239,7 +243,7 @@ def evaluate_gallery(
     records: list[dict[str, Any]] = []
     clean = None
     for n, c in enumerate(gallery_conditions(queries, perturbed, image_conditions,
-                                             clean_imageset)):
+                                             clean_imageset, text_perturbations)):
         sides = [m.side(c.imageset, image_ids, c.texts, extra[m]) for m in (model, relevance)]
         per_image, per_query, rsum = condition_items(
             *sides, text_image, clean, rankings=None if reranked is None else reranked(n, c))

@@ -13,6 +13,7 @@ from typing import Any
 
 from vlcomp.config import (
     expand_models,
+    gallery_text_perturbations,
     rerank_k_test,
     retrieval_null_images,
     robustness_k_test,
@@ -241,7 +242,7 @@ def robustness_rerank_conditions(config: dict[str, Any], model: str,
         texts = round(images * size.texts / size.images) if size.images else images
         conditions = 1
         if name in perturbed:
-            conditions += len(spec.get("text_perturbations", [])) * seeds
+            conditions += len(gallery_text_perturbations(config, name)) * seeds
             if "aro" in gallery.get("tables", ["aro"]):
                 conditions += len(spec.get("image_perturbations", [])) * seeds
         out += [min(k, texts) * images + min(k, images) * texts] * conditions

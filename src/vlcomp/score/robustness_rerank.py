@@ -59,11 +59,12 @@ class RerankedGallery:
     image_conditions: Sequence[tuple[str, int, str]] = ()
     clean_imageset: str = "world_test"
     t2i_extra: Sequence[tuple[str, str]] = ()
+    text_perturbations: Sequence[str] | None = None
 
     def conditions(self) -> list[Condition]:
         """Its conditions, in record order."""
         return list(gallery_conditions(self.queries, self.perturbed, self.image_conditions,
-                                       self.clean_imageset))
+                                       self.clean_imageset, self.text_perturbations))
 
 
 def read_embeddings(imagesets: Sequence[str], image_files: Sequence[str],
@@ -80,10 +81,12 @@ def read_embeddings(imagesets: Sequence[str], image_files: Sequence[str],
 def read_galleries(names: Sequence[str], files: Mapping[str, Sequence[str]],
                    perturbed: pd.DataFrame, perturbed_galleries: Sequence[str],
                    image_conditions: Mapping[str, Sequence[tuple[str, int, str]]],
-                   clean_imagesets: Mapping[str, str], k_test: Mapping[str, int]
+                   clean_imagesets: Mapping[str, str], k_test: Mapping[str, int],
+                   text_perturbations: Mapping[str, Sequence[str]] | None = None
                    ) -> list[RerankedGallery]:
     """The re-ranked galleries (those in ``k_test``) of the robustness suite, from the
-    ``files`` of every gallery of ``names`` (``galleries``, ``queries``, ``t2i_extra``)."""
+    ``files`` of every gallery of ``names`` (``galleries``, ``queries``, ``t2i_extra``);
+    ``text_perturbations``: each perturbed gallery's own (default: all of ``perturbed``)."""
     out = []
     for n, name in enumerate(names):
         if name not in k_test:
@@ -95,7 +98,8 @@ def read_galleries(names: Sequence[str], files: Mapping[str, Sequence[str]],
             read_parquet(files["queries"][n]), int(k_test[name]),
             perturbed if chosen else None,
             [tuple(c) for c in image_conditions.get(name, ())] if chosen else (),
-            clean_imagesets[name], list(zip(extra.imageset, extra.image_id, strict=True))))
+            clean_imagesets[name], list(zip(extra.imageset, extra.image_id, strict=True)),
+            None if text_perturbations is None else list(text_perturbations.get(name, ()))))
     return out
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -270,3 +270,29 @@ def changed_summary(table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({"rows": g.size(), "changed": g.sum()})
     out["changed_pct"] = (100 * out.changed / out.rows).round(2)
     return out.reset_index()
+
+
+def queries_by_perturbations(
+    frames: Sequence[pd.DataFrame], perturbations: Mapping[str, Sequence[str]],
+    order: Sequence[str],
+) -> tuple[pd.DataFrame, dict[tuple[str, ...], list[str]]]:
+    """The distinct queries of the perturbed galleries (``frames``: ``query_id``, ``text``,
+    ``gallery``), and per tuple of perturbation names (in ``order``, the configured one) the
+    ids of the queries to perturb with it: each query under every perturbation one of its
+    galleries is evaluated under (``perturbations``, gallery → names). A query id with two
+    texts is a ValueError (its perturbed texts would mix)."""
+    queries = pd.concat(frames)
+    distinct = queries.drop_duplicates(["query_id", "text"])
+    clash = distinct.query_id[distinct.query_id.duplicated()]
+    if len(clash):
+        raise ValueError(f"query {clash.iloc[0]!r} has different texts in two perturbed "
+                         "galleries; their perturbed texts would mix")
+    wanted: dict[str, set[str]] = {}
+    for query_id, gallery in zip(queries.query_id, queries.gallery, strict=True):
+        wanted.setdefault(str(query_id), set()).update(perturbations.get(gallery, ()))
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for query_id in distinct.query_id:
+        names = tuple(n for n in order if n in wanted[str(query_id)])
+        if names:
+            groups.setdefault(names, []).append(str(query_id))
+    return distinct.drop(columns="gallery"), groups
