@@ -169,6 +169,15 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
         "sugarcrepe_negatives_gather", "retrieval_errors"}
     # the heavy rules ask a cluster for a GPU (and memory, time)
     detail = snakemake("-n", "--configfile", str(PAPER), cwd=tmp_path).stdout
+    # every job feeds a table, a figure or a finding, and each paper's tables have a cost
+    from vlcomp.plan.dag import report_plan
+    from vlcomp.plan.dry_run import parse_dry_run
+
+    jobs = parse_dry_run(detail)
+    reports = report_plan(jobs, lambda job: (float(job.gpus), 1.0))
+    assert not reports.idle, sorted({j.rule for j in reports.idle})
+    assert {c.name for c in reports.papers} == {"ARO", "BiVLC", "BISON", "VisualGPTScore",
+                                                "Hendriksen et al.", "across papers"}
     resources = {}
     for block in re.split(r"\n(?=rule \w+:)", detail):
         if block.startswith("rule ") and "resources:" in block:
@@ -491,6 +500,10 @@ def test_evaluate_only_plan_lists_no_training_or_generation():
             "table_vs_published"} <= rules
     last = done.stdout.splitlines()[-1]
     assert re.fullmatch(r"longest job: [\d.]+ h; total: [\d.]+ GPU-h, [\d.]+ CPU-h", last)
+    # what each paper's tables and each table cost; every job feeds one
+    assert "what each paper's tables cost" in done.stdout
+    assert re.search(r"^  tables/robustness/aro_table3 +[\d.]+ GPU-h", done.stdout, re.M)
+    assert "jobs that feed no table, figure or finding: none" in done.stdout
     # the plan the docs quote is today's
     assert f"`{last}`" in (REPO / "docs" / "cluster.md").read_text()
     readme = " ".join((REPO / "README.md").read_text().split())

@@ -114,3 +114,32 @@ def test_generated_image_counts_agree_and_default_to_four_per_prompt():
             config["generation"]["bivlc"].get("images_per_prompt", 4))
         assert imageset_images(config, "bivlc_generated") == expected
         assert stage_job(config, "generate", "bivlc").items == expected
+
+
+def test_each_table_costs_what_it_needs_and_idle_jobs_are_named():
+    """Jobs linked by their files: a table costs every job it needs; a paper's tables their
+    union; 'alone' what no other needs; a job no table, figure or finding needs is idle."""
+    from vlcomp.plan.dag import format_report_plan, paper_of, report_plan
+    from vlcomp.plan.dry_run import DryJob
+
+    def job(rule, inputs, outputs, gpu=0):
+        return DryJob(rule, input=inputs, output=outputs, resources={"gpu": str(gpu)})
+
+    jobs = [job("embed", [], ["e.npy"], gpu=1),
+            job("score_aro", ["e.npy"], ["m_aro.json"], gpu=1),
+            job("score_bison", ["e.npy"], ["m_bison.json"], gpu=1),
+            job("table_aro", ["m_aro.json"], ["results/tables/aro/table2.md"]),
+            job("table_bison", ["m_bison.json"], ["results/tables/bison/bison.md"]),
+            job("orphan", ["e.npy"], ["x.json"], gpu=1),
+            job("all", ["results/tables/aro/table2.md", "x.json"], [])]
+    plan = report_plan(jobs, lambda j: (2.0 * j.gpus, 1.0 - j.gpus))
+    tables = {c.name: c for c in plan.tables}
+    assert tables["tables/aro/table2"].gpu_h == 4.0  # embed + score_aro
+    assert tables["tables/aro/table2"].alone_gpu_h == 2.0  # score_aro; embed is shared
+    assert {c.name: c.gpu_h for c in plan.papers} == {"ARO": 4.0, "BISON": 4.0}
+    assert [j.rule for j in plan.idle] == ["orphan"]
+    assert "jobs that feed no table, figure or finding: 1 (orphan)" in format_report_plan(plan)
+    assert paper_of("tables/robustness/aro_table3") == "ARO"
+    assert paper_of("tables/robustness/hendriksen") == "Hendriksen et al."
+    assert paper_of("tables/sugarcrepe/sugarcrepe") == "BiVLC"
+    assert paper_of("figures/bison_fig9") == "BISON" and paper_of("claims") == "across papers"

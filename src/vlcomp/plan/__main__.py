@@ -13,6 +13,10 @@ pin: `vlcomp.plan.downloads`), another what the partitions' time limit (config
 ``cluster.max_runtime_min``) means for the run. The last line is ``longest job: X h; total: Y
 GPU-h, Z CPU-h``.
 
+Then what each paper's tables and each table cost (the hours of every job they need, and of
+those no other paper or table needs: `vlcomp.plan.dag`), and the jobs that feed no table,
+figure or finding (none, in the shipped configurations).
+
 The GPU estimates are for an NVIDIA A100. ``--measured gpu_check.json`` (written by
 ``scripts/gpu_check.sh`` on a GPU) replaces the estimates it measured when its GPU is of the
 plan's ``--gpu-kind`` (default A100): those jobs' basis reads ``measured``; on a mismatch a
@@ -30,6 +34,7 @@ from pathlib import Path
 from vlcomp.checkout import add_workflow_options, resolve_workflow_options
 from vlcomp.config import read_config
 from vlcomp.plan.costs import Cost, measured_costs, traced_costs
+from vlcomp.plan.dag import format_report_plan, report_plan
 from vlcomp.plan.downloads import DOWNLOAD_RULES, format_downloads, plan_downloads
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
 from vlcomp.plan.estimates import STAGE_RULES, stage_job
@@ -91,6 +96,14 @@ def gpu_costs(measured: Path | None, gpu_kind: str) -> tuple[dict, str | None]:
         note += (f"; estimates kept for {', '.join(found.kept)} (timed as model steps on "
                  "in-memory images, without JPEG decoding or validation)")
     return found.costs, note
+
+
+def job_hours(config: dict, job: DryJob) -> tuple[float, float]:
+    """(GPU-hours, CPU-hours) of one cluster job (a local rule's count none)."""
+    if job.local or job.rule in DOWNLOAD_RULES:
+        return 0.0, 0.0
+    _, hours, _, _ = job_cost(config, job)
+    return (hours * job.gpus, 0.0) if job.gpus else (0.0, hours * job.threads)
 
 
 def plan_rows(config: dict, jobs: list[DryJob]) -> list[dict]:
@@ -183,12 +196,13 @@ def main(argv: list[str] | None = None) -> None:
         print(note)
     with measured_costs(costs):
         rows = plan_rows(config, jobs)
+        reports = report_plan(jobs, lambda job: job_hours(config, job))
     plan = format_plan(rows).split("\n")
     downloads = format_downloads(plan_downloads(config, jobs), listing=args.downloads)
     rule_files = (args.snakefile.resolve().parent / "workflow" / "rules").rglob("*.smk")
     limit = format_time_limit(rows, jobs, (config.get("cluster") or {}).get("max_runtime_min"),
                               doubling_rules(rule_files))
-    print("\n".join([*plan[:-1], downloads, limit, plan[-1]]))
+    print("\n".join([*plan[:-1], format_report_plan(reports), downloads, limit, plan[-1]]))
 
 
 if __name__ == "__main__":

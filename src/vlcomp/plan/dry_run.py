@@ -16,6 +16,7 @@ class DryJob:
     wildcards: dict[str, str] = field(default_factory=dict)
     threads: int = 1
     resources: dict[str, str] = field(default_factory=dict)
+    input: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
     local: bool = False  # a local rule: runs where Snakemake runs, never as a cluster job
 
@@ -61,8 +62,8 @@ def parse_dry_run(text: str) -> list[DryJob]:
             current.wildcards = _pairs(value)
         elif key == "threads":
             current.threads = int(value)
-        elif key == "output":
-            current.output = [o.strip() for o in value.split(", ") if o.strip()]
+        elif key in ("input", "output"):
+            setattr(current, key, [o.strip() for o in value.split(", ") if o.strip()])
         elif key == "resources":
             current.resources = _pairs(value)
     return jobs
