@@ -131,12 +131,17 @@ def test_each_table_costs_what_it_needs_and_idle_jobs_are_named():
             job("table_aro", ["m_aro.json"], ["results/tables/aro/table2.md"]),
             job("table_bison", ["m_bison.json"], ["results/tables/bison/bison.md"]),
             job("orphan", ["e.npy"], ["x.json"], gpu=1),
+            # the findings read every paper: not another user of a paper's jobs
+            job("findings", ["m_aro.json", "m_bison.json"], ["results/claims.csv"]),
             job("all", ["results/tables/aro/table2.md", "x.json"], [])]
     plan = report_plan(jobs, lambda j: (2.0 * j.gpus, 1.0 - j.gpus))
     tables = {c.name: c for c in plan.tables}
     assert tables["tables/aro/table2"].gpu_h == 4.0  # embed + score_aro
     assert tables["tables/aro/table2"].alone_gpu_h == 2.0  # score_aro; embed is shared
-    assert {c.name: c.gpu_h for c in plan.papers} == {"ARO": 4.0, "BISON": 4.0}
+    papers = {c.name: c for c in plan.papers}
+    assert {n: c.gpu_h for n, c in papers.items()} == {"ARO": 4.0, "BISON": 4.0,
+                                                       "across papers": 6.0}
+    assert papers["ARO"].alone_gpu_h == 2.0 and papers["across papers"].alone_gpu_h == 0.0
     assert [j.rule for j in plan.idle] == ["orphan"]
     assert "jobs that feed no table, figure or finding: 1 (orphan)" in format_report_plan(plan)
     assert paper_of("tables/robustness/aro_table3") == "ARO"

@@ -75,7 +75,8 @@ def paper_of(name: str) -> str:
 @dataclass(frozen=True)
 class ReportCost:
     """GPU- and CPU-hours of everything a report (a table, a paper's tables) needs, and of
-    what no other report (paper) needs."""
+    what no other report (paper) needs: the findings, which read every paper, and a table's
+    companions (its intervals, its published numbers) do not count as other reports."""
 
     name: str
     gpu_h: float
@@ -84,17 +85,21 @@ class ReportCost:
     alone_cpu_h: float
 
 
-def _costs(groups: dict[str, set[int]], hours: dict[int, tuple[float, float]]
-           ) -> list[ReportCost]:
-    users: dict[int, int] = {}
-    for nodes in groups.values():
+def _costs(groups: dict[str, set[int]], hours: dict[int, tuple[float, float]],
+           counts: Callable[[str], bool]) -> list[ReportCost]:
+    """Each group's hours, and those of its jobs no other group for which ``counts`` holds
+    needs (the findings and the tables' companions need everything: they do not count)."""
+    users: dict[int, set[str]] = {}
+    for name, nodes in groups.items():
         for node in nodes:
-            users[node] = users.get(node, 0) + 1
+            users.setdefault(node, set())
+            if counts(name):
+                users[node].add(name)
     out = []
     for name, nodes in groups.items():
         gpu = sum(hours.get(n, (0.0, 0.0))[0] for n in nodes)
         cpu = sum(hours.get(n, (0.0, 0.0))[1] for n in nodes)
-        alone = [n for n in nodes if users[n] == 1]
+        alone = [n for n in nodes if users[n] <= {name}]
         out.append(ReportCost(name, gpu, cpu, sum(hours.get(n, (0.0, 0.0))[0] for n in alone),
                               sum(hours.get(n, (0.0, 0.0))[1] for n in alone)))
     return sorted(out, key=lambda c: (-c.gpu_h, -c.cpu_h, c.name))
@@ -127,7 +132,10 @@ def report_plan(jobs: Sequence[DryJob], hours: Callable[[DryJob], tuple[float, f
     # results page show what the tables show
     shown = {"all", "summary", "results_page"}
     idle = [j for n, j in enumerate(jobs) if n not in fed and j.rule not in shown]
-    return ReportPlan(_costs(tables, cost), _costs(papers, cost), idle)
+    return ReportPlan(
+        _costs(tables, cost, lambda name: not name.endswith(COMPANIONS)
+               and paper_of(name) != ACROSS),
+        _costs(papers, cost, lambda name: name != ACROSS), idle)
 
 
 def format_report_plan(plan: ReportPlan, min_gpu_h: float = 0.05) -> str:
