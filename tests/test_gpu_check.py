@@ -97,6 +97,33 @@ def test_throughput_rows_and_tolerances_are_in_the_json(cpu_check):
     assert {r["depth"] for r in rows if r["model"] == "openai_clip"} == {"full"}
     assert set(report["tolerances"]) == {"scores", "probe", "train", "train_bf16",
                                          "train_resume"}
+    # each scoring rate with its work and TFLOP/s (no peak to share on the CPU): ViT-B/32's
+    # image tower is ~8.7 GFLOP an image (2 per multiply-add; CLIP's 4.4 "GFLOPs" are MACs)
+    scoring = [r for r in rows if r["kind"] in ("embed_image", "embed_text", "pair",
+                                                "log_likelihood")]
+    # the flop counter cannot trace BLIP-2 FLAN-T5's generation: its rate has no work
+    uncounted = {r["model"] for r in scoring if r["gflop_per_item"] is None}
+    assert uncounted <= {"blip2_flan_t5"}, uncounted
+    assert all(r["tflops"] > 0 for r in scoring if r["model"] not in uncounted)
+    assert all(r["share_of_peak"] is None for r in scoring)
+    clip = next(r for r in scoring if r["model"] == "openai_clip" and r["kind"] == "embed_image")
+    assert 8.0 < clip["gflop_per_item"] < 9.5, clip["gflop_per_item"]
+
+
+def test_a_rate_is_read_as_a_share_of_the_devices_dense_peak():
+    from vlcomp.bench.device_peaks import device_peak
+    from vlcomp.bench.gpu_scoring import achieved
+
+    assert device_peak("NVIDIA H200") == 989.4 and device_peak("NVIDIA H200", "fp32") == 67.0
+    assert device_peak("NVIDIA H100 PCIe") == 756.0
+    assert device_peak("NVIDIA A100-SXM4-80GB", "tf32") == 156.0
+    assert device_peak("Tesla V100-SXM2-16GB") is None
+    # the H200 run's ViT-B/32 at 3,400 images/s in fp32 (8.73 GFLOP an image): ~30 TFLOP/s,
+    # 3 % of the dense bf16 peak and 44 % of fp32's (without TF32)
+    row = achieved(8.73, 3400.0, "NVIDIA H200")
+    assert row["tflops"] == 29.682 and row["share_of_bf16_peak"] == 0.03
+    assert row["share_of_peak"] == 0.443
+    assert achieved(8.73, 3400.0, None)["share_of_peak"] is None
 
 
 def test_nothing_absent_from_a_gpu_image_is_imported(cpu_check):

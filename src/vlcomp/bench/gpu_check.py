@@ -20,6 +20,10 @@ at real widths, cut to 2 layers a tower) and loaded through
 * ``probe``: CLIP's logistic probe, test logits within ``1e-3 + 1e-3 * max|cpu|``, the same
   C and predictions (`vlcomp.bench.gpu_probe`).
 
+Each scoring rate also says its floating-point work (torch's flop counter on one batch), the
+TFLOP/s that achieves and its share of the device's dense peak at fp32 and at bf16
+(`vlcomp.bench.device_peaks`; none on the CPU).
+
 Throughput is measured on the device at config/paper.yaml's batch sizes (``embed``: 256
 images / texts, 128 pairs; training: each objective's largest run batch, bf16 autocast),
 with peak GPU memory. On CUDA BLIP-base's ITM and captioner are also built and timed at full
@@ -238,7 +242,8 @@ def summary(report: dict[str, Any]) -> str:
         format_table(stages, ["stage", "model", "kind", "ok", "diff", "allowed", "choices",
                               "device_s", "cpu_s", "note"]),
         format_table(rates, ["kind", "model", "depth", "batch_size", "items", "items_per_s",
-                             "peak_gpu_mb", "ok", "note"]),
+                             "gflop_per_item", "tflops", "share_of_peak",
+                             "share_of_bf16_peak", "peak_gpu_mb", "ok", "note"]),
         f"{'PASSED' if report['passed'] else 'FAILED'} in {report['wall_s']} s"])
 
 

@@ -13,6 +13,7 @@ the public ``embed_images`` / ``embed_pixels``, ``embed_texts``, ``score_pairs``
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,15 +119,57 @@ class Workload:
         return [caption(rng) for _ in range(n)]
 
 
-def _rate(kind: str, batch: int, items: int, fn: Any, warm: Any, device: str
-          ) -> dict[str, Any]:
+def counted_flops(fn: Any) -> int:
+    """Floating-point operations of one call of ``fn`` (torch's flop counter: 2 per
+    multiply-add of matmuls, convolutions and attention), with the fused multi-head-attention
+    fast path off so the counter sees its projections (`vlcomp.bench.flops`)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    fast_path = torch.backends.mha.get_fastpath_enabled()
+    torch.backends.mha.set_fastpath_enabled(False)
+    try:
+        with torch.no_grad(), FlopCounterMode(display=False) as counter:
+            fn()
+    finally:
+        torch.backends.mha.set_fastpath_enabled(fast_path)
+    return int(counter.get_total_flops())
+
+
+def achieved(gflop_per_item: float | None, items_per_s: float, gpu: str | None,
+             precision: str = "fp32") -> dict[str, Any]:
+    """TFLOP/s a rate achieves and its share of the GPU's dense peaks: at the precision it
+    ran in, and bf16's (the device's headline; `vlcomp.bench.device_peaks`). Shares are None
+    without a GPU (``gpu`` None: the CPU) or for one not in the peak table."""
+    from vlcomp.bench.device_peaks import device_peak
+
+    if gflop_per_item is None:
+        return {"gflop_per_item": None, "tflops": None, "precision": precision,
+                "share_of_peak": None, "share_of_bf16_peak": None}
+    tflops = gflop_per_item * items_per_s / 1e3
+    name = gpu or ""
+    at, bf16 = device_peak(name, precision), device_peak(name, "bf16")
+    return {"gflop_per_item": round(gflop_per_item, 4), "tflops": round(tflops, 3),
+            "precision": precision,
+            "share_of_peak": None if not at else round(tflops / at, 4),
+            "share_of_bf16_peak": None if not bf16 else round(tflops / bf16, 4)}
+
+
+def _rate(kind: str, batch: int, items: int, fn: Any, warm: Any, device: str,
+          warm_items: int | None = None) -> dict[str, Any]:
     if device != "cpu":  # CUDA: kernels chosen and memory cached before the clock starts
         warm()
     reset_peak(device)
     _, seconds = timed(fn, device)
+    try:
+        per_item: float | None = counted_flops(warm) / (warm_items or batch) / 1e9
+    except Exception as err:  # the counter cannot trace every model (BLIP-2's FLAN-T5)
+        per_item = None
+        logging.getLogger(__name__).warning("no flop count for %s: %s", kind, err)
     return {"kind": kind, "cost_kinds": COST_KINDS[kind], "batch_size": batch, "items": items,
             "seconds": round(seconds, 4), "items_per_s": round(items / seconds, 2),
-            "seconds_per_item": seconds / items, "peak_gpu_mb": peak_mb(device)}
+            "seconds_per_item": seconds / items, "peak_gpu_mb": peak_mb(device),
+            **achieved(per_item, items / seconds, torch.cuda.get_device_name(0)
+                       if str(device).startswith("cuda") else None)}
 
 
 def throughput(scorer: Any, stage: str, work: Workload, batch: int, repeats: int,
@@ -166,7 +209,8 @@ def throughput(scorer: Any, stage: str, work: Workload, batch: int, repeats: int
     kind = "pair" if stage == "pairs" else "log_likelihood"
     warm_n = min(batch, len(images))
     row = _rate(kind, batch, len(images), lambda: method(images, texts, batch_size=batch),
-                lambda: method(images[:warm_n], texts[:warm_n], batch_size=batch), device)
+                lambda: method(images[:warm_n], texts[:warm_n], batch_size=batch), device,
+                warm_items=warm_n)
     return [{**row, "texts_per_image": per_image}]
 
 
