@@ -3,6 +3,7 @@ repository's rules, sinfo's output), and the command on the default configuratio
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ from vlcomp.preflight.profile import doubling_rules, job_resources, load_profile
 from vlcomp.preflight.slurm import ClusterPartition, parse_sinfo, time_limit_min
 from vlcomp.preflight.software import check_java, check_spacy
 
-from .conftest import REPO
+from .conftest import REPO, SHARED_DATA
 
 PROFILE = REPO / "profiles" / "slurm"
 RULES = sorted((REPO / "workflow" / "rules").rglob("*.smk"))
@@ -74,6 +75,25 @@ def test_downloads_are_counted_and_the_disk_weighed(tmp_path):
         (tmp_path / "resources" / "sugarcrepe" / name).write_text("[]")
     checks = by_name(download_checks(config, jobs, tmp_path, "fetch", free=10))
     assert checks["downloads"].status == OK and checks["disk"].status == OK
+    # --verify hashes them: "[]" is not SugarCrepe's published file; the real ones are
+    checks = by_name(download_checks(config, jobs, tmp_path, "fetch", free=10, verify=True))
+    assert checks["download hashes"].status == BLOCKER
+    assert "2 fetched file(s) do not match" in checks["download hashes"].detail
+    assert "not its published pin" in checks["download hashes"].detail
+    for name in ("swap_obj.json", "add_att.json"):
+        shutil.copy(SHARED_DATA / "sugarcrepe" / name, tmp_path / "resources" / "sugarcrepe")
+    checks = by_name(download_checks(config, jobs, tmp_path, "fetch", free=10, verify=True))
+    assert checks["download hashes"].status == OK
+    assert checks["download hashes"].detail.endswith("(2 published)")
+    # a fetched file of another size than its pin blocks without hashing (WordNet's archive)
+    archive = tmp_path / "resources" / "wordnet3" / "WordNet-3.0.tar.gz"
+    archive.parent.mkdir(parents=True)
+    archive.write_bytes(b"x" * 100)
+    wordnet = [DryJob("download_file", output=["resources/wordnet3/WordNet-3.0.tar.gz"],
+                      local=True)]
+    checks = by_name(download_checks(config, wordnet, tmp_path, "fetch", free=10))
+    assert checks["download sizes"].status == BLOCKER
+    assert "(100 B, pinned 11,537,239)" in checks["download sizes"].detail
 
 
 def test_retries_that_double_are_the_rules_that_ask_so():

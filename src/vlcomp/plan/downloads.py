@@ -34,6 +34,9 @@ class Download:
     pin: str
     size: int | None
     present: bool = False
+    expected_size: int | None = None  # the pinned size (None: not published, or a mirror's)
+    sha256: str | None = None
+    git_blob: str | None = None
 
 
 def _file_pin(remote: Any) -> str:
@@ -49,7 +52,8 @@ def plan_downloads(config: dict[str, Any], jobs: list[DryJob], workdir: Path | N
     """The download jobs of a dry run, described (``workdir``: where ``resources/`` is, to
     see what is already fetched)."""
     pins = config_pins(config, expand_models(config))
-    files = remote_files((config.get("downloads") or {}).get("sha256"), pins.files)
+    checksums = (config.get("downloads") or {}).get("sha256")
+    files = remote_files(checksums, pins.files)
     hub = {ref.folder: ref for ref in pins.hub}
     out: list[Download] = []
     for job in jobs:
@@ -62,8 +66,12 @@ def plan_downloads(config: dict[str, Any], jobs: list[DryJob], workdir: Path | N
                 size = remote.size if remote else None
                 if local is not None and local.is_file():
                     size = local.stat().st_size
+                key = target.removeprefix("resources/")
+                expected = None if remote is None or key in (checksums or {}) else remote.size
                 out.append(Download(target, "file", _file_pin(remote) if remote else "?", size,
-                                    bool(local and local.is_file())))
+                                    bool(local and local.is_file()), expected,
+                                    remote.sha256 if remote else None,
+                                    remote.git_blob if remote else None))
             elif job.rule == "download_hub_snapshot":
                 ref = hub.get(target)
                 pin = f"commit {ref.revision}" if ref and ref.revision else \

@@ -45,7 +45,7 @@ def run_checks(args: argparse.Namespace) -> list[Check]:
     checks += software_checks(config, {j.rule for j in jobs}, workdir, conda_env,
                               java_version())
     fetch = f"bash scripts/fetch.sh --configfile {args.configfile}"
-    checks += download_checks(config, jobs, workdir, fetch)
+    checks += download_checks(config, jobs, workdir, fetch, verify=args.verify)
     if args.device == "cuda":
         from vlcomp.preflight.device import device_checks
 
@@ -77,6 +77,10 @@ def main(argv: list[str] | None = None) -> None:
                         "run a matmul (on a GPU node)")
     parser.add_argument("--directory", type=Path, default=None,
                         help="the folder the run works in (default: here)")
+    parser.add_argument("--verify", action="store_true",
+                        help="hash every fetched download against its pin (the published "
+                        "sha256 or git blob id, else the lock file's record): minutes for "
+                        "the paper's 50 GB")
     args = parser.parse_args(argv)
     resolve_workflow_options(args, "--configfile")
     where = ", ".join(filter(None, [str(args.configfile),
