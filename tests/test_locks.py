@@ -45,14 +45,7 @@ def test_the_venv_lock_pins_every_package_with_its_hashes():
 
 def test_the_venv_is_the_lock():
     """The interpreter the tests run in has each locked package at its locked version."""
-    wrong = {}
-    for name, pin in LOCK.items():
-        try:
-            have = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            have = None
-        if have != pin.version:
-            wrong[name] = (have, pin.version)
+    wrong = envlock.installed_differences(LOCK)
     assert not wrong, f"installed vs locked: {wrong}; run scripts/setup.sh"
 
 

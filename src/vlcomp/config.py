@@ -152,7 +152,7 @@ def rerank_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str, Any
     return int((spec.get("k_test") or {}).get(benchmark, DEFAULT_K_TEST))
 
 
-GALLERY_TABLES = ("aro", "hendriksen", "granularity")
+GALLERY_TABLE_NAMES = ("aro", "hendriksen", "granularity")
 """The robustness tables a gallery can feed (``galleries.<g>.tables``, default all)."""
 ARO_WORD_ORDER = ("shuffle_nouns_and_adj", "shuffle_allbut_nouns_and_adj",
                   "shuffle_within_trigrams", "shuffle_trigrams", "shuffle_all_words")
@@ -166,7 +166,7 @@ def robustness_k_test(config: Mapping[str, Any], model: str, entry: Mapping[str,
     the models it re-ranks; default: true when it feeds ARO's tables) leaves the model out,
     or `rerank_k_test` of its dataset's retrieval is None."""
     spec = config["benchmarks"]["robustness"]["galleries"][gallery]
-    rerank = spec.get("rerank", "aro" in spec.get("tables", GALLERY_TABLES))
+    rerank = spec.get("rerank", "aro" in spec.get("tables", GALLERY_TABLE_NAMES))
     if not (model in rerank if isinstance(rerank, list) else rerank):
         return None
     return rerank_k_test(config, model, entry, f"{spec.get('dataset', 'world')}_retrieval")
@@ -181,7 +181,7 @@ def gallery_text_perturbations(config: Mapping[str, Any], gallery: str) -> list[
     if gallery not in spec.get("perturbed_galleries", []):
         return []
     names = list(spec.get("text_perturbations", []))
-    tables = spec["galleries"][gallery].get("tables", GALLERY_TABLES)
+    tables = spec["galleries"][gallery].get("tables", GALLERY_TABLE_NAMES)
     if set(tables) - {"aro"}:
         return names
     return [n for n in names if n in ARO_WORD_ORDER]

@@ -86,6 +86,22 @@ def parse_pins(lines: Iterable[str], source: str) -> dict[str, Pin]:
     return pins
 
 
+def installed_differences(pins: dict[str, Pin]) -> dict[str, tuple[str | None, str]]:
+    """The pins this Python does not hold at their version: name → (installed or None,
+    locked)."""
+    import importlib.metadata
+
+    found: dict[str, tuple[str | None, str]] = {}
+    for name, pin in pins.items():
+        try:
+            have: str | None = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            have = None
+        if have != pin.version:
+            found[name] = (have, pin.version)
+    return found
+
+
 def target_tags() -> frozenset[Tag]:
     """The wheel tags CPython 3.11 on x86-64 Linux accepts."""
     return frozenset([*cpython_tags(PYTHON, platforms=PLATFORMS),

@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))
 
 from vlcomp.benchmarks.classification_plan import classification_plan  # noqa: E402
 from vlcomp.config import (  # noqa: E402
+    GALLERY_TABLE_NAMES,
     ConfigError,
     benchmark_source,
     conversion_name,
@@ -79,7 +80,7 @@ from vlcomp.report.paper_models import (  # noqa: E402
     paper_model_labels,
     unplayed_paper_models,
 )
-from vlcomp.report.robustness import GALLERY_TABLE_NAMES, fg_notes  # noqa: E402
+from vlcomp.report.robustness import fg_notes  # noqa: E402
 from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
     BLIP2_FAMILIES,
     BLIP_FAMILIES,

@@ -10,7 +10,7 @@ nothing: the plan names it, and the tests require none.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,13 +95,14 @@ def _costs(groups: dict[str, set[int]], hours: dict[int, tuple[float, float]],
             users.setdefault(node, set())
             if counts(name):
                 users[node].add(name)
+    def total(nodes: Iterable[int], side: int) -> float:
+        return sum(hours[n][side] for n in nodes)
+
     out = []
     for name, nodes in groups.items():
-        gpu = sum(hours.get(n, (0.0, 0.0))[0] for n in nodes)
-        cpu = sum(hours.get(n, (0.0, 0.0))[1] for n in nodes)
         alone = [n for n in nodes if users[n] <= {name}]
-        out.append(ReportCost(name, gpu, cpu, sum(hours.get(n, (0.0, 0.0))[0] for n in alone),
-                              sum(hours.get(n, (0.0, 0.0))[1] for n in alone)))
+        out.append(ReportCost(name, total(nodes, 0), total(nodes, 1), total(alone, 0),
+                              total(alone, 1)))
     return sorted(out, key=lambda c: (-c.gpu_h, -c.cpu_h, c.name))
 
 

@@ -35,8 +35,8 @@ def hash_mismatches(files: list[Download], workdir: Path, lock: Path
         size, sha256, blob = digests(workdir / d.target)
         entry = locked.get(d.target.removeprefix("resources/"))
         if d.sha256 or d.git_blob:
-            ok, way = (sha256 == d.sha256.lower()) if d.sha256 else (blob == d.git_blob), \
-                "published"
+            pinned, found = (d.sha256, sha256) if d.sha256 else (d.git_blob, blob)
+            ok, way = found == pinned.lower(), "published"
         elif entry is not None:
             ok, way = (size, sha256) == (entry.size, entry.sha256), "lock file"
         else:

@@ -88,9 +88,7 @@ def check_package(module: str, needed_for: str, install: str) -> Check:
 def check_lock(lock: Path, conda: bool) -> Check:
     """This Python's packages against the ``.venv``'s lock (requirements-lock.txt): the jobs
     run on it unless the rules' conda environments are used (whose files hold their locks)."""
-    import importlib.metadata
-
-    from vlcomp.envlock import parse_pins
+    from vlcomp.envlock import installed_differences, parse_pins
 
     if conda:
         return Check("packages", OK, "the jobs use the rules' conda environments (envs/*.yaml: "
@@ -99,14 +97,8 @@ def check_lock(lock: Path, conda: bool) -> Check:
         return Check("packages", MISSING, f"no {lock.name} beside the workflow",
                      "a checkout ships it; scripts/setup.sh builds the .venv from it")
     pins = parse_pins(lock.read_text().splitlines(), lock.name)
-    wrong = []
-    for name, pin in pins.items():
-        try:
-            have = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            have = "absent"
-        if have != pin.version:
-            wrong.append(f"{name} {have} (lock {pin.version})")
+    wrong = [f"{name} {have or 'absent'} (lock {locked})"
+             for name, (have, locked) in installed_differences(pins).items()]
     if wrong:
         return Check("packages", BLOCKER, f"{len(wrong)} of {len(pins)} differ from "
                      f"{lock.name}: {', '.join(wrong[:5])}{' ...' if len(wrong) > 5 else ''}",

@@ -37,8 +37,8 @@ GALLERY_LABELS = {"coco": "COCO-like", "flickr": "Flickr-like", "coco_coarse": "
                   "coco_fine": "COCO-like fine-grained", "flickr_fine": "Flickr-like fine-grained",
                   "coco_hendriksen": "COCO-like (Hendriksen)",
                   "flickr_hendriksen": "Flickr-like (Hendriksen)"}
-# the tables a gallery can feed (config galleries.<g>.tables), and each table's
-GALLERY_TABLE_NAMES = ("aro", "hendriksen", "granularity")
+# each robustness table's gallery table (config galleries.<g>.tables:
+# vlcomp.config.GALLERY_TABLE_NAMES)
 TABLE_OF = {"robustness_aro_table3": "aro", "robustness_aro_table4": "aro",
             "robustness_hendriksen": "hendriksen", "robustness_granularity": "granularity"}
 ARO_TEXT_STRATEGIES = {
