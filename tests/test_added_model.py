@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from .workflow_runs import snakemake
+from .workflow_runs import snakemake, vlcomp
 
 pytestmark = pytest.mark.slow
 
@@ -95,3 +95,56 @@ def test_a_valid_model_gets_its_rows_everywhere_and_leaves_when_taken_out(finish
         assert "My CLIP" not in (results / "tables" / table).read_text(), table
     for page in ("summary.md", "findings.md", "index.html"):
         assert "My CLIP" not in (results / page).read_text(), page
+
+
+@pytest.fixture(scope="module")
+def partly_evaluated(cut_run, tmp_path_factory) -> Path:
+    """A copy of the cut run's finished folder where the retried CLIP has not been scored on
+    SugarCrepe (its metrics removed): evaluated on every benchmark but one."""
+    reference, _, _ = cut_run
+    work = tmp_path_factory.mktemp("evaluate") / "run"
+    shutil.copytree(reference, work, symlinks=True)
+    for path in (work / "results" / "metrics" / "flaky").glob("sugarcrepe.*"):
+        path.unlink()
+    return work
+
+
+def test_vlcomp_evaluate_runs_only_the_new_models_jobs(partly_evaluated, cut_config_file):
+    """`vlcomp evaluate mine.yaml --papers bivlc`: the plan first (nothing run), then only
+    the new model's jobs and the tables; world CLIP's files stay as they were, the model not
+    evaluated on SugarCrepe is left out (and not run), the new rows stand beside CLIP's."""
+    work = partly_evaluated
+    own = work / "my_models" / "w.pt"
+    own.parent.mkdir()
+    shutil.copy(work / "results" / "checkpoints" / "world_clip" / "model.pt", own)
+    mine = work / "mine.yaml"
+    mine.write_text(yaml.safe_dump({"models": {"mine": {
+        "family": "checkpoint", "path": "my_models/w.pt", "label": "My CLIP"}}}))
+    table = work / "results" / "tables" / "sugarcrepe" / "sugarcrepe.csv"
+    clip_files = sorted((work / "results").rglob("world_clip/*"))
+    stamps = {p: p.stat().st_mtime_ns for p in [table, *clip_files]}
+    args = ("evaluate", "mine.yaml", "--configfile", str(cut_config_file), "--papers", "bivlc",
+            "--cores", "2")
+    plan = vlcomp(*args, "--plan", cwd=work)
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    assert "vlcomp evaluate: mine on sugarcrepe" in plan.stdout
+    assert "beside the models evaluated in" in plan.stdout and "world_clip" in plan.stdout
+    assert "left out, not evaluated there (jobs they would still run): flaky (" in plan.stdout
+    assert "of which mine alone:" in plan.stdout and "running:" not in plan.stdout
+    assert table.stat().st_mtime_ns == stamps[table]
+
+    done = vlcomp(*args, cwd=work)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-4000:]
+    ran = {line.split("model=")[1].split(",")[0] for line in said.splitlines()
+           if "wildcards:" in line and "model=" in line}
+    assert ran == {"mine"}, ran
+    assert all(p.stat().st_mtime_ns == t for p, t in stamps.items() if p != table)
+    rows = pd.read_csv(table, index_col=0)
+    assert {"CLIP", "My CLIP"} <= set(rows.index) and "CLIP (retried)" not in rows.index
+    pd.testing.assert_series_equal(rows.loc["My CLIP"], rows.loc["CLIP"], check_names=False)
+    config = yaml.safe_load((work / "mine.evaluate.yaml").read_text())
+    assert list(config["benchmarks"]) == ["sugarcrepe"] and "flaky" not in config["models"]
+    assert "My CLIP" in (work / "results" / "index.html").read_text()
+    again = vlcomp(*args, "--plan", cwd=work)
+    assert "nothing to run: every table is up to date" in again.stdout, again.stdout[-2000:]

@@ -58,6 +58,13 @@ def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.Complet
                           text=True, timeout=timeout, env=run_env())
 
 
+def vlcomp(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run the ``vlcomp`` command (its module, with this interpreter) in ``cwd``, as
+    workflow runs are run (`run_env`)."""
+    return subprocess.run([sys.executable, "-m", "vlcomp.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, env=run_env())
+
+
 def snakemake_command(*args: str, cwd: Path) -> list[str]:
     return [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(cwd), *args]
 

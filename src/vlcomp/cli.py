@@ -1,6 +1,7 @@
 """``vlcomp``: the project's commands in one, each forwarding to its module.
 
     vlcomp plan --configfile config/paper.yaml   # jobs, GPU/CPU hours, shards, downloads
+    vlcomp evaluate MODEL.yaml [--papers aro]    # one's own model beside every evaluated one
     vlcomp coverage --configfile FILE            # published cells a configuration reproduces
     vlcomp report                                # results page, screenshots, closing lines
     vlcomp bench itc                             # vlcomp against the papers' reference code
@@ -21,6 +22,8 @@ from collections.abc import Sequence
 COMMANDS = {
     "plan": ("vlcomp.plan.__main__", "a configuration's jobs, GPU/CPU hours, shards and "
              "downloads (python -m vlcomp.plan)"),
+    "evaluate": ("vlcomp.evaluate.__main__", "one's own models through the papers' benchmarks, "
+                 "beside the models a results folder has evaluated (docs/own-model.md)"),
     "coverage": ("vlcomp.report.coverage", "which published numbers a configuration "
                  "reproduces (python -m vlcomp.report.coverage)"),
     "report": ("vlcomp.report.page_command", "a finished run's results page "

@@ -29,6 +29,7 @@ import argparse
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from vlcomp.checkout import add_workflow_options, resolve_workflow_options
@@ -42,12 +43,15 @@ from vlcomp.plan.measured import gpu_matches, read_measured
 from vlcomp.plan.requests import doubling_rules
 
 
-def dry_run(configfile: Path, snakefile: Path) -> str:
-    """Snakemake's dry run of the whole DAG (in an empty folder: every job listed)."""
-    with tempfile.TemporaryDirectory() as work:
+def dry_run(configfile: Path, snakefile: Path, directory: Path | None = None,
+            extra: Sequence[str] = ()) -> str:
+    """Snakemake's dry run of the whole DAG: in an empty folder (every job listed), or in
+    ``directory`` (the jobs a run there would still run), with ``extra`` options."""
+    with tempfile.TemporaryDirectory() as empty:
         done = subprocess.run(
-            [sys.executable, "-m", "snakemake", "-n", "-s", str(snakefile), "--directory", work,
-             "--configfile", str(configfile.resolve())],
+            [sys.executable, "-m", "snakemake", "-n", "-s", str(snakefile.resolve()),
+             "--directory", str(directory or empty), "--configfile", str(configfile.resolve()),
+             *extra],
             capture_output=True, text=True, check=False)
     if done.returncode:
         raise SystemExit(f"the dry run of {configfile} failed:\n{done.stderr[-3000:]}")
@@ -194,16 +198,22 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"the dry run of {args.configfile} lists no jobs")
     if note:
         print(note)
+    print(plan_text(config, jobs, args.snakefile, costs, listing=args.downloads))
+
+
+def plan_text(config: dict, jobs: list[DryJob], snakefile: Path, costs: dict,
+              listing: bool = False) -> str:
+    """The plan of ``jobs`` (a dry run's) as printed: per rule, per paper and table, the
+    downloads, the time limit and the closing totals line."""
     with measured_costs(costs):
         rows = plan_rows(config, jobs)
         reports = report_plan(jobs, lambda job: job_hours(config, job))
     plan = format_plan(rows).split("\n")
-    downloads = format_downloads(plan_downloads(config, jobs), listing=args.downloads)
-    rule_files = (args.snakefile.resolve().parent / "workflow" / "rules").rglob("*.smk")
+    downloads = format_downloads(plan_downloads(config, jobs), listing=listing)
+    rule_files = (snakefile.resolve().parent / "workflow" / "rules").rglob("*.smk")
     limit = format_time_limit(rows, jobs, (config.get("cluster") or {}).get("max_runtime_min"),
                               doubling_rules(rule_files))
-    print("\n".join([*plan[:-1], format_report_plan(reports), downloads, limit, plan[-1]]))
-
+    return "\n".join([*plan[:-1], format_report_plan(reports), downloads, limit, plan[-1]])
 
 if __name__ == "__main__":
     main()
