@@ -146,5 +146,8 @@ def test_vlcomp_evaluate_runs_only_the_new_models_jobs(partly_evaluated, cut_con
     config = yaml.safe_load((work / "mine.evaluate.yaml").read_text())
     assert list(config["benchmarks"]) == ["sugarcrepe"] and "flaky" not in config["models"]
     assert "My CLIP" in (work / "results" / "index.html").read_text()
+    beside = pd.read_csv(work / "results" / "models" / "mine_vs_published.csv")
+    assert set(beside.table) == {"sugarcrepe/sugarcrepe"} and beside["My CLIP"].notna().all()
+    assert f"beside the published numbers: {work.resolve()}/results/models/" in done.stdout
     again = vlcomp(*args, "--plan", cwd=work)
     assert "nothing to run: every table is up to date" in again.stdout, again.stdout[-2000:]

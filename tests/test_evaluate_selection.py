@@ -29,6 +29,7 @@ def test_papers_keep_the_benchmarks_their_tables_read(evaluate_config):
     bivlc = select_benchmarks(evaluate_config, ["bivlc"])
     assert list(bivlc["benchmarks"]) == ["sugarcrepe", "bivlc"]
     assert "classification" not in bivlc  # ARO Table 6 only
+    assert bivlc["visualgptscore"]["null_images"]["n_by_benchmark"] == {}
     aro = select_benchmarks(evaluate_config, ["aro"])
     assert set(aro["benchmarks"]) == {"vg_relation", "vg_attribution", "coco_order",
                                       "flickr30k_order", "coco_retrieval",

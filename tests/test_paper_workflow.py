@@ -700,3 +700,37 @@ def test_results_page_of_the_real_format_run(real_run):
         assert section.count("data:image/jpeg;base64,") >= len(shown), benchmark
     box = layout_check(page, "table.findings", 1920, 1080)
     assert box["covered"] == [] and box["page_scroll_width"] <= box["viewport_width"], box
+
+
+@pytest.mark.slow
+def test_vlcomp_evaluate_on_the_real_format_run(real_run, tmp_path):
+    """A CLIP checkpoint of one's own through ARO's and BiVLC's benchmarks of a copy of the
+    real-format run, offline: only its jobs run (every released model stays as it was), its
+    rows join the tables, and its cells face ARO's and SugarCrepe's published numbers."""
+    import shutil
+
+    from .workflow_runs import offline_home, vlcomp
+
+    reference, config = real_run
+    work = tmp_path / "work"
+    shutil.copytree(reference, work, symlinks=True)
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(yaml.safe_dump({"models": {"mine": {
+        "family": "checkpoint", "path": str(config.parent / "tiny_clip.pt"),
+        "label": "My CLIP"}}}))
+    done = vlcomp("evaluate", str(mine), "--configfile", str(config), "--directory", str(work),
+                  "--benchmarks", "vg_relation,coco_order,sugarcrepe", "--cores", "2",
+                  cwd=tmp_path, env=offline_home(tmp_path / "node"))
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said[-4000:]
+    assert "vlcomp evaluate: mine on vg_relation, coco_order, sugarcrepe" in said
+    assert "left out" not in said  # every released model is evaluated there
+    ran = {line.split("model=")[1].split(",")[0] for line in said.splitlines()
+           if "wildcards:" in line and "model=" in line}
+    assert ran == {"mine"}, ran
+    aro = pd.read_csv(work / "results" / "tables" / "aro" / "aro.csv", index_col=0)
+    pd.testing.assert_series_equal(aro.loc["My CLIP"], aro.loc["CLIP"], check_names=False)
+    beside = pd.read_csv(work / "results" / "models" / "mine_vs_published.csv")
+    assert {"aro/aro", "sugarcrepe/sugarcrepe"} <= set(beside.table)
+    clip = beside[(beside.table == "sugarcrepe/sugarcrepe") & (beside["published row"] == "CLIP")]
+    assert len(clip) == 7 and clip["My CLIP"].notna().all()  # SugarCrepe's seven columns

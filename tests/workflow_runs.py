@@ -58,11 +58,18 @@ def snakemake(*args: str, cwd: Path, timeout: float = 900) -> subprocess.Complet
                           text=True, timeout=timeout, env=run_env())
 
 
-def vlcomp(*args: str, cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess:
+def vlcomp(*args: str, cwd: Path, timeout: float = 900,
+           env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess:
     """Run the ``vlcomp`` command (its module, with this interpreter) in ``cwd``, as
-    workflow runs are run (`run_env`)."""
+    workflow runs are run (`run_env`; ``env`` adds to it, or with None values removes)."""
+    environment = run_env()
+    for key, value in (env or {}).items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
     return subprocess.run([sys.executable, "-m", "vlcomp.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout, env=run_env())
+                          capture_output=True, text=True, timeout=timeout, env=environment)
 
 
 def snakemake_command(*args: str, cwd: Path) -> list[str]:

@@ -116,3 +116,32 @@ rule table_intervals:
         method=UNCERTAINTY["method"],
     script:
         "../scripts/table_intervals.py"
+
+
+rule model_vs_published:
+    input:
+        lambda wc: expand("results/tables/{key}.csv", key=COMPARED_TABLES),
+    output:
+        csv="results/models/{model}_vs_published.csv",
+        md="results/models/{model}_vs_published.md",
+    log:
+        "logs/report/model_vs_published_{model}.log",
+    benchmark:
+        "benchmarks/model_vs_published/{model}.tsv"
+    wildcard_constraints:
+        model=union(config["models"]),
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    params:
+        label=lambda wc: group_label(wc.model),
+        tables=COMPARED_TABLES,
+        index={key: table_index(key) for key in COMPARED_TABLES},
+        published={key: PUBLISHED_FOR[key] for key in COMPARED_TABLES},
+        aliases=PUBLISHED_ALIASES,
+        world=WORLD_ONLY,
+    script:
+        "../scripts/report_model_vs_published.py"

@@ -19,10 +19,14 @@ The configuration it runs is written beside the run (``--write-config``, default
   (``--rerun-triggers mtime``, as the run) still has a job for is left out, with every list
   that names it (re-rankers, classification, null sampling, the papers' models), unless
   another stage uses it as a tool (the robustness relevance model), which then runs.
-So the run makes the new models' jobs, what they need that is missing, and the tables,
-summary, findings and results page that list models; the plan of exactly those jobs is
-printed first (`vlcomp.plan`), and ``--plan`` stops there. Tables of papers not asked for
-that read the same benchmarks are refreshed too; the page lists the tables configured.
+So the run makes the new models' jobs, what they need that is missing, the tables, summary,
+findings and results page that list models, and for each new model
+``results/models/<model>_vs_published.md``: its cells beside every published number of the
+same table and column (rule model_vs_published). The plan of exactly those jobs is printed
+first (`vlcomp.plan`), and ``--plan`` stops there. Tables of papers not asked for that read
+the same benchmarks are refreshed too; with ``--papers`` / ``--benchmarks`` the summary and
+the page list the tables configured (run again without them to list all: nothing that
+exists runs again).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from vlcomp.plan.costs import measured_costs
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
 
 RERUN = ("--rerun-triggers", "mtime")  # a finished model's files stand while they are newer
+BESIDE = "results/models/{}_vs_published.md"  # a model's cells beside the published numbers
 MAX_ROUNDS = 4  # dry runs to settle which base models are evaluated
 
 
@@ -65,6 +70,9 @@ def read_model_file(path: Path, base: Path, snakefile: Path) -> tuple[dict[str, 
                           "(docs/own-model.md)")
     if "extends" in spec:
         config = read_config(path, snakefile)
+    elif not Path(base).is_file():
+        raise ConfigError(f"--configfile {base}: no such file (the configuration {path} "
+                          "joins; or give it `extends:`)")
     else:
         config = merge_config(read_config(base, snakefile), spec)
     return config, [name for name, entry in models.items() if entry is not None]
@@ -76,6 +84,11 @@ def write_yaml(config: dict[str, Any], path: Path) -> None:
     partial = path.with_name(path.name + ".partial")
     partial.write_text(yaml.safe_dump(config, sort_keys=False))
     partial.replace(path)
+
+
+def targets(new: list[str]) -> list[str]:
+    """What the run makes: the default target and each new model beside the published."""
+    return ["all", *(BESIDE.format(m) for m in new)]
 
 
 def pending_by_model(jobs: list[DryJob], config: dict[str, Any]) -> dict[str, int]:
@@ -97,7 +110,7 @@ def settle(config: dict[str, Any], new: list[str], path: Path, snakefile: Path,
     demoted: set[str] = set()
     for _ in range(MAX_ROUNDS):
         write_yaml(config, path)
-        jobs = parse_dry_run(dry_run(path, snakefile, directory, RERUN))
+        jobs = parse_dry_run(dry_run(path, snakefile, directory, RERUN, targets(new)))
         pending = pending_by_model(jobs, config)
         tools = tool_models(config)
         busy = {m: n for m, n in pending.items() if m not in new and m not in tools}
@@ -182,11 +195,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"of which {', '.join(new)} alone: {gpu_h:.1f} GPU-h, {cpu_h:.1f} CPU-h")
     if args.plan:
         return 0
-    command = [sys.executable, "-m", "snakemake", "-s", str(args.snakefile.resolve()),
-               "--directory", str(directory), "--configfile", str(path), "--cores",
-               args.cores, *RERUN, *extra]
+    command = [sys.executable, "-m", "snakemake", *targets(new), "-s",
+               str(args.snakefile.resolve()), "--directory", str(directory), "--cores",
+               args.cores, *RERUN, *extra, "--configfile", str(path)]
     print("running: snakemake " + " ".join(command[3:]), flush=True)
-    return subprocess.run(command, check=False).returncode
+    code = subprocess.run(command, check=False).returncode
+    if code == 0:
+        print("beside the published numbers: " + ", ".join(
+            str(directory / BESIDE.format(m)) for m in new))
+    return code
 
 
 if __name__ == "__main__":

@@ -34,8 +34,9 @@ def select_benchmarks(config: dict[str, Any], papers: Iterable[str] = (),
                       benchmarks: Iterable[str] = ()) -> dict[str, Any]:
     """``config`` with only the benchmarks the papers' tables read (``papers``: keys of
     `PAPER_KINDS`) and, of those, only ``benchmarks`` when named; a section that only an
-    unselected paper reads (`PAPER_SECTIONS`) goes too. ConfigError names an unknown paper or
-    benchmark, and a selection that leaves none."""
+    unselected paper reads (`PAPER_SECTIONS`) goes too, and so do the per-benchmark null-image
+    counts of benchmarks left out. ConfigError names an unknown paper or benchmark, and a
+    selection that leaves none."""
     papers, benchmarks = [p.lower() for p in papers], list(benchmarks)
     unknown = [p for p in papers if p not in PAPER_KINDS]
     if unknown:
@@ -54,6 +55,10 @@ def select_benchmarks(config: dict[str, Any], papers: Iterable[str] = (),
                           "no configured benchmark is left")
     out = copy.deepcopy(config)
     out["benchmarks"] = {b: spec for b, spec in config["benchmarks"].items() if b in keep}
+    null_images = (out.get("visualgptscore") or {}).get("null_images") or {}
+    if "n_by_benchmark" in null_images:  # a count per benchmark, only for those configured
+        null_images["n_by_benchmark"] = {b: n for b, n in null_images["n_by_benchmark"].items()
+                                         if b in keep}
     for section, paper in PAPER_SECTIONS.items():
         if papers and paper not in papers:
             out.pop(section, None)

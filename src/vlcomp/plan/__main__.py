@@ -44,17 +44,19 @@ from vlcomp.plan.requests import doubling_rules
 
 
 def dry_run(configfile: Path, snakefile: Path, directory: Path | None = None,
-            extra: Sequence[str] = ()) -> str:
-    """Snakemake's dry run of the whole DAG: in an empty folder (every job listed), or in
-    ``directory`` (the jobs a run there would still run), with ``extra`` options."""
+            extra: Sequence[str] = (), targets: Sequence[str] = ()) -> str:
+    """Snakemake's dry run of the whole DAG (or of ``targets``): in an empty folder (every
+    job listed), or in ``directory`` (the jobs a run there would still run), with ``extra``
+    options."""
     with tempfile.TemporaryDirectory() as empty:
         done = subprocess.run(
-            [sys.executable, "-m", "snakemake", "-n", "-s", str(snakefile.resolve()),
+            [sys.executable, "-m", "snakemake", *targets, "-n", "-s", str(snakefile.resolve()),
              "--directory", str(directory or empty), "--configfile", str(configfile.resolve()),
              *extra],
             capture_output=True, text=True, check=False)
     if done.returncode:
-        raise SystemExit(f"the dry run of {configfile} failed:\n{done.stderr[-3000:]}")
+        said = (done.stdout + done.stderr).strip()
+        raise SystemExit(f"the dry run of {configfile} failed:\n{said[-3000:]}")
     return done.stdout + done.stderr
 
 

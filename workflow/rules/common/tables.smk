@@ -267,6 +267,15 @@ def all_tables():
     return tables
 
 
+# Paper tables with published records this configuration writes (rule model_vs_published)
+COMPARED_TABLES = [k for k in PUBLISHED_FOR if f"results/tables/{k}.md" in all_tables()]
+
+
+def group_label(model):
+    """The display label of a configured model (its seeds' shared label)."""
+    return next(e["label"] for e in MODEL_ENTRIES.values() if e["group"] == model)
+
+
 # Tables whose `_ci` companion rule table_intervals writes
 INTERVAL_TABLES = [k for k in ci_tables(all_tables()) if k not in OWN_CI_TABLES]
 
