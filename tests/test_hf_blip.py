@@ -172,3 +172,27 @@ def test_enc_token_lookup_and_errors(tmp_path):
     assert enc_token_id(plain, "blip_x") == 9
     with pytest.raises(ValueError, match="itm_first_token 'sep'"):
         build_scorer("b", {"family": "hf_blip_itm", "itm_first_token": "sep"})
+
+
+def test_image_sets_read_through_loader_workers(tiny_blip, tmp_path):
+    """Pictures preprocessed in DataLoader workers, one at a time, embed as the processor's
+    whole batch does (ARO's shuffled views included)."""
+    import torch.nn.functional as F
+    from transformers import BlipProcessor
+
+    from vlcomp.image.tensor_shuffle import shuffled_pixels
+
+    from .pixel_checks import assert_loader_matches
+
+    path, model = tiny_blip
+    scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
+    processor = BlipProcessor.from_pretrained(path)
+
+    def reference(pictures):
+        pixels = shuffled_pixels(processor(images=pictures, return_tensors="pt").pixel_values,
+                                 pictures)
+        with torch.no_grad():
+            states = model.vision_model(pixel_values=pixels)[0]
+            return F.normalize(model.vision_proj(states[:, 0, :]), dim=-1).numpy()
+
+    assert_loader_matches(scorer, tmp_path, reference, processor.image_processor)

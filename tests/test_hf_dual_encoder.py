@@ -88,3 +88,26 @@ def test_vision_passes_are_counted(tiny_clip):
     scorer.embed_texts(["a red square"])
     assert (passes.images, passes.calls) == (5, 3)
     assert LOG_PATTERN.search(passes.summary()).groups() == ("5", "tiny")
+
+
+def test_image_sets_read_through_loader_workers(tiny_clip, tmp_path):
+    """Pictures preprocessed in DataLoader workers, one at a time, embed as the processor's
+    whole batch does (ARO's shuffled views included)."""
+    from transformers import CLIPProcessor
+
+    from vlcomp.image.tensor_shuffle import shuffled_pixels
+
+    from .pixel_checks import assert_loader_matches
+
+    path, model = tiny_clip
+    scorer = build_scorer("clip", {"family": "hf_dual", "model": str(path)})
+    processor = CLIPProcessor.from_pretrained(path)
+
+    def reference(pictures):
+        pixels = shuffled_pixels(processor(images=pictures, return_tensors="pt").pixel_values,
+                                 pictures)
+        with torch.no_grad():
+            features = _features(model.get_image_features(pixel_values=pixels))
+        return torch.nn.functional.normalize(features, dim=-1).numpy()
+
+    assert_loader_matches(scorer, tmp_path, reference, processor.image_processor)

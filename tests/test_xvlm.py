@@ -293,3 +293,23 @@ def test_x_vlm_ranks_with_the_k_test_of_its_downloaded_yaml(tmp_path):
     bare.write_text(yaml.safe_dump({k: v for k, v in RETRIEVAL.items() if k != "k_test"}))
     assert yaml_k_test(bare) is None
     check_k_test("xvlm_coco", 64, bare)
+
+
+def test_image_sets_read_through_loader_workers(tiny, tmp_path):
+    """Pictures through X-VLM's transform in DataLoader workers embed as in this process
+    (ARO's shuffled views included)."""
+    from vlcomp.image.tensor_shuffle import Shuffling
+    from vlcomp.models.xvlm import image_transform
+
+    from .pixel_checks import assert_loader_matches
+
+    scorer = tiny[0]
+    scorer._load()
+    transform = Shuffling(image_transform(scorer.model.config.image_res))
+
+    def reference(pictures):
+        pixels = torch.stack([transform(p.convert("RGB")) for p in pictures])
+        with torch.no_grad():
+            return scorer.model.image_features(scorer.model.image_states(pixels)).numpy()
+
+    assert_loader_matches(scorer, tmp_path, reference)

@@ -38,6 +38,7 @@ from PIL import Image
 
 from vlcomp.image.tensor_shuffle import shuffled_pixels
 from vlcomp.models.hf_loading import load_pretrained
+from vlcomp.models.pixel_loader import LoaderPixels, ProcessorPixels
 from vlcomp.models.vision_reuse import DistinctImagePairs
 
 DEFAULT_MODEL = "Salesforce/blip-itm-base-coco"
@@ -57,7 +58,7 @@ def enc_token_id(tokenizer: Any, model: str) -> int:
     return int(found)
 
 
-class BlipItmScorer(DistinctImagePairs):
+class BlipItmScorer(LoaderPixels, DistinctImagePairs):
     """ITC embeddings and ITM pair scores of a ``BlipForImageTextRetrieval`` (lazy loading)."""
 
     shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
@@ -98,15 +99,13 @@ class BlipItmScorer(DistinctImagePairs):
         return self._processor(text=list(texts), padding=True, truncation=True,
                                max_length=self.max_length, return_tensors="pt").to(self.device)
 
-    def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> np.ndarray:
-        self._load()
-        out = []
-        with torch.inference_mode():
-            for s in range(0, len(images), batch_size):
-                states = self._model.vision_model(pixel_values=self._pixels(
-                    images[s : s + batch_size]))[0]
-                out.append(F.normalize(self._model.vision_proj(states[:, 0, :]), dim=-1))
-        return torch.cat(out).float().cpu().numpy() if out else np.zeros((0, 0), np.float32)
+    def _image_transform(self) -> ProcessorPixels:
+        return ProcessorPixels(self._processor.image_processor)
+
+    def _embed_pixel_batch(self, pixels: torch.Tensor) -> np.ndarray:
+        """ITC image embeddings: the vision CLS state through ``vision_proj``, normalised."""
+        states = self._model.vision_model(pixel_values=pixels)[0]
+        return F.normalize(self._model.vision_proj(states[:, 0, :]), dim=-1).float().cpu().numpy()
 
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
         self._load()

@@ -36,8 +36,8 @@ import torch
 import torch.nn.functional as F
 from PIL import Image
 
-from vlcomp.image.tensor_shuffle import shuffled_pixels
 from vlcomp.models.hf_loading import load_pretrained
+from vlcomp.models.pixel_loader import LoaderPixels, ProcessorPixels
 from vlcomp.pins import SHORT_NAMES
 
 # Papers' models by short name (ARO, Hendriksen et al.)
@@ -52,7 +52,7 @@ def _features(output: Any) -> torch.Tensor:
     return output[:, 0, :] if output.ndim == 3 else output
 
 
-class HFDualEncoderScorer:
+class HFDualEncoderScorer(LoaderPixels):
     """The `Scorer` interface over ``AutoModel`` + ``AutoProcessor`` (loaded lazily)."""
 
     shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
@@ -87,16 +87,16 @@ class HFDualEncoderScorer:
                 out.append(F.normalize(_features(encode(batch)).float(), dim=-1).cpu().numpy())
         return np.concatenate(out).astype(np.float32) if out else np.zeros((0, 0), np.float32)
 
+    def _image_transform(self) -> ProcessorPixels:
+        return ProcessorPixels(self._processor.image_processor)
+
+    def _embed_pixel_batch(self, pixels: torch.Tensor) -> np.ndarray:
+        """The first token of ``get_image_features``, normalised."""
+        features = _features(self._model.get_image_features(pixel_values=pixels))
+        return F.normalize(features.float(), dim=-1).cpu().numpy()
+
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 256) -> np.ndarray:
-        self._load()
-
-        def encode(batch):
-            inputs = self._processor(images=list(batch), return_tensors="pt")
-            pixels = shuffled_pixels(inputs.pixel_values, batch)
-            return self._model.get_image_features(pixel_values=pixels.to(self.device))
-
-        return self._embed((images[s : s + batch_size] for s in range(0, len(images),
-                                                                       batch_size)), encode)
+        return LoaderPixels.embed_images(self, images, batch_size)
 
     def _cut(self, texts: Sequence[str]) -> list[str]:
         """Texts cut to ``max_chars`` (when set)."""

@@ -33,6 +33,7 @@ from PIL import Image
 
 from vlcomp.image.tensor_shuffle import Shuffling
 from vlcomp.models.hub import pretrained_source
+from vlcomp.models.pixel_loader import AsRGB, LoaderPixels
 from vlcomp.models.vision_reuse import DistinctImagePairs
 from vlcomp.models.xvlm_convert import load_xvlm
 from vlcomp.pins import XVLM_TOKENIZER
@@ -55,7 +56,7 @@ def image_transform(image_res: int) -> Any:
 
 
 
-class XVLMScorer(DistinctImagePairs):
+class XVLMScorer(LoaderPixels, DistinctImagePairs):
     """ITC embeddings and ITM pair scores of an X-VLM retrieval checkpoint (lazy loading)."""
 
     shuffles_pixels = True  # shuffles tagged pictures after preprocessing (tensor_shuffle)
@@ -125,15 +126,19 @@ class XVLMScorer(DistinctImagePairs):
     def _vision_states(self, batch: Sequence[Image.Image]) -> torch.Tensor:
         return self._model.image_states(self._pixels(batch))
 
+    def _image_transform(self) -> AsRGB:
+        return AsRGB(self._transform)
+
+    def _embed_pixel_batch(self, pixels: torch.Tensor) -> np.ndarray:
+        """Unit ITC image embeddings of a preprocessed batch."""
+        return self._model.image_features(self._model.image_states(pixels)).float().cpu().numpy()
+
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 64) -> np.ndarray:
         """Unit ITC image embeddings, (n, embed_dim) float32, in order."""
         self._load()
         if len(images) == 0:
             return self._empty()
-        with torch.inference_mode():
-            out = [self._model.image_features(self._vision_states(images[s : s + batch_size]))
-                   for s in range(0, len(images), batch_size)]
-        return torch.cat(out).float().cpu().numpy()
+        return LoaderPixels.embed_images(self, images, batch_size)
 
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
         """Unit ITC text embeddings, (n, embed_dim) float32, in order."""
