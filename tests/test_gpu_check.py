@@ -108,6 +108,12 @@ def test_throughput_rows_and_tolerances_are_in_the_json(cpu_check):
     assert all(r["share_of_peak"] is None for r in scoring)
     clip = next(r for r in scoring if r["model"] == "openai_clip" and r["kind"] == "embed_image")
     assert 8.0 < clip["gflop_per_item"] < 9.5, clip["gflop_per_item"]
+    # every family with a loader reads JPEG files through it too (worker processes), priced
+    # as image embeddings: the slower of model time and the pipeline is the plan's
+    files = {r["model"]: r for r in rows if r["kind"] == "embed_image_files"}
+    assert {"openai_clip", "blip_itm", "xvlm"} <= set(files), sorted(files)
+    assert all(r["workers"] == 1 and r["items"] == 4 and r["cost_kinds"] == ["embed_image"]
+               for r in files.values())
 
 
 def test_a_rate_is_read_as_a_share_of_the_devices_dense_peak():

@@ -1,4 +1,4 @@
-"""``python -m vlcomp.bench {itc,encodes,flops,e2e,report}``: side-by-side performance benchmarks.
+"""``python -m vlcomp.bench {itc,encodes,flops,e2e,report,pixels}``: performance benchmarks.
 
 Each prints a Markdown table and writes ``<out>/<name>.json`` (default ``results/bench``).
 ``itc``, ``encodes`` and ``e2e`` read a DAG run (``--workdir``, default ``.``); run them
@@ -124,6 +124,15 @@ def run_report(args) -> None:
          configfile=str(args.configfile) if args.configfile else None, target_s=60)
 
 
+def run_pixels(args) -> None:
+    from vlcomp.bench.pixels import pixel_rates
+
+    workers = [int(w) for w in args.workers.split(",")]
+    rows = pixel_rates(args.images, workers, args.repeats)
+    emit("pixels", rows, ["recipe", "workers", "images", "images_per_s", "per_worker"],
+         args.out)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m vlcomp.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -158,6 +167,12 @@ def main(argv: list[str] | None = None) -> None:
     report.add_argument("--workdir", type=Path, default=Path("."))
     report.add_argument("--configfile", type=Path, default=None)
     report.set_defaults(handler=run_report)
+    pixels = sub.add_parser("pixels", help="JPEG → model input rate per preprocessing "
+                            "recipe, by DataLoader worker count")
+    pixels.add_argument("--images", type=int, default=512)
+    pixels.add_argument("--workers", default="0,1,2")
+    pixels.add_argument("--repeats", type=int, default=2)
+    pixels.set_defaults(handler=run_pixels)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     args.handler(args)

@@ -73,6 +73,8 @@ class Settings:
     train_batch: int = 8
     train_image_size: int = 224
     train_batches: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TRAIN_BATCHES))
+    file_images: int = 4096  # JPEGs through the loader, per image-embedding model
+    workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 2))
     probe_rows: int = 262_144
     probe_classes: int = 1000
     full_depth: tuple[str, ...] = FULL_DEPTH  # also timed at full depth (`random_models`)
@@ -98,6 +100,7 @@ def settings_for(device: str, quick: bool, config: Path = PAPER_CONFIG) -> Setti
     if quick or device == "cpu":
         return Settings(device=device, quick=True, images=4, layers=2, compare_batch=8,
                         embed_batch=2, pair_batch=4, repeats=1, train_batch=4, train_image_size=64,
+                        file_images=4, workers=1,
                         train_batches={}, probe_rows=4096, probe_classes=100, full_depth=())
     embed, pair, train = paper_batches(config)
     return Settings(device=device, quick=False, embed_batch=embed, pair_batch=pair,
@@ -163,8 +166,9 @@ def run_check(settings: Settings, work: Path, say: Any = print) -> dict[str, Any
     rows: list[dict[str, Any]] = []
     items = choice_items(settings.images, settings.per_image, settings.seed)
     rates = {"embed_batch": settings.embed_batch, "pair_batch": settings.pair_batch,
-             "repeats": settings.repeats}
-    load = gpu_scoring.Workload(settings.seed)
+             "repeats": settings.repeats, "file_images": settings.file_images,
+             "workers": settings.workers}
+    load = gpu_scoring.Workload(settings.seed, work / "jpegs")
     clip = None
     for name in ("openai_clip", *random_models.BUILDERS):
         say(f"[{time.perf_counter() - start:6.1f} s] {name}")

@@ -28,7 +28,8 @@ from vlcomp.bench.gpu_timing import free_memory, guarded, peak_mb, reset_peak, t
 from vlcomp.bench.random_models import SavedModel
 
 # the plan's per-item cost kinds (`vlcomp.plan.costs.COSTS`) each throughput row measures
-COST_KINDS = {"embed_image": ["embed_image"], "embed_text": ["embed_text"],
+COST_KINDS = {"embed_image": ["embed_image"], "embed_image_files": ["embed_image"],
+              "embed_text": ["embed_text"],
               "pair": ["pair"], "log_likelihood": ["pair", "retrieval_pair"]}
 
 
@@ -107,7 +108,9 @@ class Workload:
     """Throughput inputs, made once: distinct pictures and captions by count."""
 
     seed: int = 0
+    folder: Path | None = None  # where `jpeg_files` writes (None: no file rows)
     _images: dict[int, list[Image.Image]] = field(default_factory=dict)
+    _files: dict[int, list[str]] = field(default_factory=dict)
 
     def images(self, n: int) -> list[Image.Image]:
         if n not in self._images:
@@ -117,6 +120,16 @@ class Workload:
     def texts(self, n: int) -> list[str]:
         rng = np.random.default_rng(self.seed)
         return [caption(rng) for _ in range(n)]
+
+    def jpeg_files(self, n: int, folder: Path) -> list[str]:
+        """``n`` COCO-sized JPEGs under ``folder`` (written once; `vlcomp.bench.pixels`)."""
+        from vlcomp.bench.pixels import write_pictures
+
+        if n not in self._files:
+            target = folder / f"jpegs_{n}"
+            target.mkdir(parents=True, exist_ok=True)
+            self._files[n] = write_pictures(target, n, seed=self.seed)
+        return self._files[n]
 
 
 def counted_flops(fn: Any) -> int:
@@ -172,18 +185,43 @@ def _rate(kind: str, batch: int, items: int, fn: Any, warm: Any, device: str,
                        if str(device).startswith("cuda") else None)}
 
 
+def pixel_shape(scorer: Any, image: Image.Image) -> tuple[int, ...]:
+    """The ``C × H × W`` shape of one preprocessed picture of a scorer with `embed_pixels`."""
+    transform = getattr(scorer, "preprocess", None) or scorer._image_transform()
+    return tuple(transform(image).shape)
+
+
+def files_rate(scorer: Any, paths: list[str], batch: int, workers: int,
+               device: str) -> dict[str, Any]:
+    """Pictures a second from JPEG files through the workflow's loader
+    (`vlcomp.score.embeddings.embed_image_set`: ``workers`` processes decode, and
+    preprocess unless the processor runs on the device), to unit embeddings."""
+    import pandas as pd
+
+    from vlcomp.score.embeddings import embed_image_set
+
+    rows = pd.DataFrame({"path": paths, "bbox": pd.Series([None] * len(paths), dtype=object)})
+    row = _rate("embed_image_files", batch, len(paths),
+                lambda: embed_image_set(scorer, rows, batch_size=batch, workers=workers),
+                lambda: embed_image_set(scorer, rows.iloc[:batch], batch_size=batch),
+                device)
+    return {**row, "workers": workers}
+
+
 def throughput(scorer: Any, stage: str, work: Workload, batch: int, repeats: int,
-               per_image: int, device: str) -> list[dict[str, Any]]:
+               per_image: int, device: str, files: int = 0,
+               workers: int = 0) -> list[dict[str, Any]]:
     """Items per second of a stage on the device, ``repeats`` batches of ``batch`` after a
-    warm-up batch. Dual encoders with ``embed_pixels`` are timed on preprocessed pixels
-    (the workflow's loader workers decode and transform in parallel); the others from PIL
-    images, preprocessing included, as the workflow calls them."""
+    warm-up batch. Scorers with ``embed_pixels`` are timed on preprocessed pixels (model
+    time), and, with ``files``, from that many JPEG files through the loader with
+    ``workers`` processes (the pipeline's rate); the others from PIL images, preprocessing
+    included, as the workflow calls them."""
     n = batch * repeats
     if stage == "embed":
         texts = work.texts(n)
         rows = []
         if callable(getattr(scorer, "embed_pixels", None)):
-            shape = scorer.preprocess(work.images(1)[0]).shape
+            shape = pixel_shape(scorer, work.images(1)[0])
             pixels = torch.randn(n, *shape, generator=torch.Generator().manual_seed(0))
 
             def images() -> None:
@@ -192,6 +230,9 @@ def throughput(scorer: Any, stage: str, work: Workload, batch: int, repeats: int
 
             rows.append(_rate("embed_image", batch, n, images,
                               lambda: scorer.embed_pixels(pixels[:batch]), device))
+            if files and work.folder is not None:
+                rows.append(files_rate(scorer, work.jpeg_files(files, work.folder), batch,
+                                       workers, device))
         else:
             pil = work.images(n)
             rows.append(_rate("embed_image", batch, n,
@@ -264,7 +305,8 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
                                "stage": stage, "passed": True}
         with guarded(row):
             measured = throughput(scorer, stage, work, size, rates["repeats"], per_image,
-                                  device)
+                                  device, rates.get("file_images", 0),
+                                  rates.get("workers", 0))
         rows += [{**row, **m} for m in measured] if "error" not in row else [row]
     return rows
 
