@@ -33,7 +33,7 @@ rule generate_captions:
         batch_size=CAPTIONING_SETTINGS["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("generative"),
     script:
         "../scripts/generate_captions.py"
 

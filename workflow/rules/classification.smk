@@ -111,7 +111,7 @@ rule class_embeddings:
         text_batch_size=EMBED["text_batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("embed"),
     script:
         "../scripts/class_embeddings.py"
 

@@ -38,6 +38,7 @@ from vlcomp.config import (  # noqa: E402
     text_priors,
 )
 from vlcomp.config_checks import validate_config  # noqa: E402
+from vlcomp.precision_choice import job_precision  # noqa: E402
 from vlcomp.config_defaults import section as config_section  # noqa: E402
 from vlcomp.data.bison import ITEMS as BISON_ITEMS  # noqa: E402
 from vlcomp.data.classification import CIFAR  # noqa: E402
@@ -261,6 +262,21 @@ CONVERTED_MODELS = {
     if "convert" in e
 }
 MODEL_GROUPS = model_groups(MODEL_ENTRIES)
+
+
+def model_precision(stage):
+    """A model job's precision (`vlcomp.precision_choice.job_precision`), by its ``model``
+    wildcard: ``none`` (float32, no autocast) for fp32 and for every job off CUDA."""
+
+    def of_job(wc):
+        if COMPUTE["device"] != "cuda":
+            return "none"
+        found = job_precision(MODEL_ENTRIES[wc.model], stage, COMPUTE)
+        return "none" if found == "fp32" else found
+
+    return of_job
+
+
 # Blind (text-only) baselines on every benchmark with image->text choices: a bigram model
 # of a caption dataset's training captions, and each captioner's prior log P(t|null)
 BLIND = config_section(config, "blind")

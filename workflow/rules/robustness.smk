@@ -214,7 +214,7 @@ rule robustness_rerank_shard:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("pairs"),
     script:
         "../scripts/robustness_rerank_shard.py"
 

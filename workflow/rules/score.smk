@@ -47,7 +47,7 @@ rule embed_model:
         text_batch_size=EMBED["text_batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("embed"),
     script:
         "../scripts/embed_model.py"
 
@@ -86,7 +86,7 @@ rule embed_model_shard:
         text_batch_size=EMBED["text_batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("embed"),
     script:
         "../scripts/embed_model_shard.py"
 
@@ -162,7 +162,7 @@ rule embed_images:
         workers=EMBED["workers"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("embed"),
     script:
         "../scripts/embed_images.py"
 
@@ -253,7 +253,7 @@ rule score_pairs:
         text_batch_size=EMBED["text_batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("pairs"),
     script:
         "../scripts/score_pair_model.py"
 
@@ -296,7 +296,7 @@ rule score_pairs_only:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("pairs"),
     script:
         "../scripts/score_pair_model.py"
 
@@ -398,7 +398,7 @@ rule rerank_shard:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("pairs"),
     script:
         "../scripts/rerank_shard.py"
 

@@ -73,7 +73,7 @@ rule score_generative:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("generative"),
     script:
         "../scripts/score_pair_model.py"
 
@@ -198,7 +198,7 @@ rule score_generative_choice_shard:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("generative"),
     script:
         "../scripts/score_generative_choice_shard.py"
 
@@ -293,7 +293,7 @@ rule score_generative_retrieval_shard:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("generative"),
     script:
         "../scripts/score_generative_retrieval_shard.py"
 
@@ -364,7 +364,7 @@ rule retrieval_null_prior:
         batch_size=EMBED["pair_batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("generative"),
     script:
         "../scripts/retrieval_null_prior.py"
 
@@ -411,7 +411,7 @@ rule null_sampling_prior:
         image_batch=EMBED["batch_size"],
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
-        autocast=COMPUTE["autocast"],
+        autocast=model_precision("generative"),
     script:
         "../scripts/null_sampling_prior.py"
 

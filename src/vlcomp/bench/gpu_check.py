@@ -100,7 +100,7 @@ def settings_for(device: str, quick: bool, config: Path = PAPER_CONFIG) -> Setti
     if quick or device == "cpu":
         return Settings(device=device, quick=True, images=4, layers=2, compare_batch=8,
                         embed_batch=2, pair_batch=4, repeats=1, train_batch=4, train_image_size=64,
-                        file_images=4, workers=1,
+                        file_images=4, workers=0,
                         train_batches={}, probe_rows=4096, probe_classes=100, full_depth=())
     embed, pair, train = paper_batches(config)
     return Settings(device=device, quick=False, embed_batch=embed, pair_batch=pair,
@@ -180,9 +180,11 @@ def run_check(settings: Settings, work: Path, say: Any = print) -> dict[str, Any
             records.append(built)
             continue
         clip = model if name == "openai_clip" else clip
+        drift = (gpu_scoring.PRECISION_TRIALS if not settings.quick else
+                 ("bf16",) if name == "openai_clip" else ())  # the CPU: the path, once
         found, measured = gpu_scoring.check_model(
             model, items, device, settings.compare_batch,
-            None if name in settings.full_depth else rates, load)
+            None if name in settings.full_depth else rates, load, drift)
         records += found
         rows += measured
     say(f"[{time.perf_counter() - start:6.1f} s] training (open_clip ViT-B/32)")

@@ -96,6 +96,58 @@ def compare_stage(stage: str, device_out: dict[str, np.ndarray], cpu_out: dict[s
     return records
 
 
+PRECISION_TRIALS = ("tf32", "bf16", "fp16")  # each scored against the CPU's fp32
+
+
+def drift_of_stage(stage: str, out: dict[str, np.ndarray], cpu_out: dict[str, np.ndarray],
+                   items: ChoiceItems) -> list[dict[str, Any]]:
+    """How far a lower precision's outputs of a stage lie from the CPU's fp32 ones: the
+    largest differences, and each item's choice kept or not; a changed choice whose CPU
+    top-two margin is within twice the largest difference is a near-tie."""
+    if stage == "embed":
+        blocks = {"cosine": (out["images"] @ out["texts"].T,
+                             cpu_out["images"] @ cpu_out["texts"].T)}
+    else:
+        blocks = {kind: (out[kind], cpu_out[kind]) for kind in cpu_out}
+    records = []
+    for kind, (d, c) in blocks.items():
+        d, c = np.asarray(d, np.float64), np.asarray(c, np.float64)
+        diff = np.abs(d - c)
+        largest = float(diff.max()) if diff.size else 0.0
+        split = items.matrix_items if stage == "embed" else items.split
+        choices = compare_choices(split(d), split(c), largest)
+        records.append({"kind": kind, "max_abs_diff": largest,
+                        "max_rel_diff": float((diff / np.maximum(np.abs(c), 1e-6)).max())
+                        if diff.size else 0.0, "scale": float(np.abs(c).max()),
+                        "finite": bool(np.isfinite(d).all()), "choices": choices,
+                        "keeps_choices": choices["disagree"] == 0})
+    return records
+
+
+def precision_drift(scorer: Any, stages: list[str], items: ChoiceItems, batch: int,
+                    device: str, cpu_out: dict[str, dict[str, np.ndarray]],
+                    base: dict[str, Any],
+                    trials: tuple[str, ...] = PRECISION_TRIALS) -> list[dict[str, Any]]:
+    """One record per lower precision (``trials``), stage and block: its drift from the
+    CPU's fp32 (`drift_of_stage`), measured (not judged: docs/fidelity.md lists each
+    family's choice); on the CPU, autocast runs there (tf32 is then fp32)."""
+    from vlcomp.models.precision import precision_context
+
+    records: list[dict[str, Any]] = []
+    for precision in trials:
+        run: dict[str, Any] = {**base, "stage": f"precision {precision}", "passed": True}
+        with guarded(run), precision_context(device, precision, cpu=True):
+            out, seconds = timed(lambda: stage_outputs(scorer, stages, items, batch), device)
+        if "error" in run:  # a precision a model cannot run in is a finding, not a failure
+            records.append({**run, "passed": True, "precision": precision})
+            continue
+        records += [{**base, "stage": f"{stage} @{precision}", "precision": precision,
+                     "device_s": seconds, "passed": True, **r}
+                    for stage in stages for r in drift_of_stage(stage, out[stage],
+                                                                cpu_out[stage], items)]
+    return records
+
+
 def _load(scorer: Any) -> Any:
     loader = getattr(scorer, "_load", None)
     if callable(loader):
@@ -256,9 +308,11 @@ def throughput(scorer: Any, stage: str, work: Workload, batch: int, repeats: int
 
 
 def check_model(saved: SavedModel, items: ChoiceItems, device: str, batch: int,
-                rates: dict[str, Any] | None, work: Workload) -> tuple[list[dict], list[dict]]:
+                rates: dict[str, Any] | None, work: Workload,
+                drift: tuple[str, ...] = PRECISION_TRIALS) -> tuple[list[dict], list[dict]]:
     """(comparison records, throughput rows) of one saved model. ``rates`` gives the
-    throughput settings (``embed_batch``, ``pair_batch``, ``repeats``), None for none."""
+    throughput settings (``embed_batch``, ``pair_batch``, ``repeats``), None for none;
+    ``drift`` the lower precisions whose drift is measured (`precision_drift`)."""
     base = {"model": saved.name, "family": saved.entry["family"], "depth": saved.depth}
     records: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
@@ -286,6 +340,7 @@ def check_model(saved: SavedModel, items: ChoiceItems, device: str, batch: int,
         shared = {k: record[k] for k in ("device_s", "cpu_s", "warnings", "seconds")}
         records += [{**base, "stage": stage, **shared, **r}
                     for stage in stages for r in found[stage]]
+        records += precision_drift(dev, stages, items, batch, device, cpu_out, base, drift)
     if rates is not None:
         rows = model_throughput(dev, saved, device, rates, work, items.per_image)
     dev = cpu = None  # drop the models before the next one loads
@@ -293,21 +348,43 @@ def check_model(saved: SavedModel, items: ChoiceItems, device: str, batch: int,
     return records, rows
 
 
+def rate_precisions(entry: dict[str, Any], device: str) -> list[str]:
+    """The precisions a model's rates are timed in: fp32, and on a GPU also its job's
+    (`vlcomp.precision_choice.job_precision`) and bf16, the device's headline."""
+    from vlcomp.precision_choice import job_precision
+
+    if not str(device).startswith("cuda"):
+        return ["fp32"]
+    found = ["fp32"]
+    for stage in ("embed", "pairs", "generative"):
+        found.append(job_precision(entry, stage))
+    return list(dict.fromkeys([*found, "bf16"]))
+
+
 def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[str, Any],
                      work: Workload, per_image: int) -> list[dict[str, Any]]:
     """`throughput` rows of every stage of a loaded scorer (``rates``: ``embed_batch``,
-    ``pair_batch``, ``repeats``), a failed measurement recorded as such."""
+    ``pair_batch``, ``repeats``) in each of `rate_precisions`, a failed measurement
+    recorded as such."""
+    from vlcomp.models.precision import precision_context
+
     rows: list[dict[str, Any]] = []
-    for stage in stages_of(scorer):
-        size = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
-        row: dict[str, Any] = {"model": saved.name, "family": saved.entry["family"],
-                               "depth": saved.depth, "scale": saved.scale, "device": device,
-                               "stage": stage, "passed": True}
-        with guarded(row):
-            measured = throughput(scorer, stage, work, size, rates["repeats"], per_image,
-                                  device, rates.get("file_images", 0),
-                                  rates.get("workers", 0))
-        rows += [{**row, **m} for m in measured] if "error" not in row else [row]
+    gpu = torch.cuda.get_device_name(0) if str(device).startswith("cuda") else None
+    for precision in rate_precisions(saved.entry, device):
+        for stage in stages_of(scorer):
+            size = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
+            row: dict[str, Any] = {"model": saved.name, "family": saved.entry["family"],
+                                   "depth": saved.depth, "scale": saved.scale,
+                                   "device": device, "stage": stage, "passed": True}
+            files = rates.get("file_images", 0) if precision == "fp32" else 0
+            with guarded(row), precision_context(device, precision):
+                measured = throughput(scorer, stage, work, size, rates["repeats"], per_image,
+                                      device, files, rates.get("workers", 0))
+            if "error" in row:
+                rows.append({**row, "precision": precision})
+                continue
+            rows += [{**row, **m, **achieved(m["gflop_per_item"], m["items_per_s"], gpu,
+                                             precision)} for m in measured]
     return rows
 
 

@@ -6,7 +6,9 @@ throughput rows only those that passed, at full depth and at model scale ``base`
 (open_clip's ViT-B/32, BLIP-base): they give the `vlcomp.plan.costs.COSTS` kinds
 ``embed_image`` (model time on preprocessed pixels; JPEG decoding runs beside it in the
 loader's workers), ``embed_text``, ``pair`` (the slower of BLIP's ITM and captioner),
-``retrieval_pair`` (the captioner). Each cost is labelled with the GPU's name.
+``retrieval_pair`` (the captioner), each timed at the precision its family's jobs run in
+(`vlcomp.precision_choice`; fp32 for these three unless configured). Each cost is labelled
+with the GPU's name.
 
 The training rows (``train_<objective>``: bf16 autocast, strict determinism, each
 objective's paper batch) time model steps on images held in memory; a paper run decodes
@@ -41,11 +43,25 @@ class MeasuredCosts:
 
 
 MODEL_STEP_ONLY = "train_"  # kinds timed without their loader and validation
+STAGE_OF_KIND = {"embed_image": "embed", "embed_image_files": "embed", "embed_text": "embed",
+                 "pair": "pairs", "log_likelihood": "generative"}
+
 
 def _usable(row: dict[str, Any]) -> bool:
     return (bool(row.get("passed")) and str(row.get("device", "")).startswith("cuda")
             and row.get("depth") == "full" and row.get("scale") == SCALE
-            and float(row.get("seconds_per_item") or 0) > 0)
+            and float(row.get("seconds_per_item") or 0) > 0 and _at_job_precision(row))
+
+
+def _at_job_precision(row: dict[str, Any]) -> bool:
+    """Whether a rate was timed at the precision its family's jobs run in (a row without
+    one is fp32, as gpu_check timed every rate before it timed several)."""
+    from vlcomp.precision_choice import job_precision
+
+    stage = STAGE_OF_KIND.get(str(row.get("kind")))
+    if stage is None or "family" not in row:
+        return row.get("precision", "fp32") == "fp32"
+    return row.get("precision", "fp32") == job_precision({"family": row["family"]}, stage)
 
 
 def costs_of_report(report: dict[str, Any], source: str = "gpu_check") -> MeasuredCosts:
