@@ -42,12 +42,14 @@ def recipes() -> dict[str, Callable[[Image.Image], Any]]:
     import open_clip
     from transformers import BlipImageProcessor
 
-    from vlcomp.models.pixel_loader import AsRGB, ProcessorPixels
+    from vlcomp.models.pixel_loader import AsRGB, DecodedPicture, ProcessorPixels
     from vlcomp.models.xvlm import image_transform
 
     return {"open_clip 224 px": open_clip.image_transform(224, is_train=False),
             "BLIP 384 px (processor)": ProcessorPixels(BlipImageProcessor()),
-            "X-VLM 384 px": AsRGB(image_transform(384))}
+            "X-VLM 384 px": AsRGB(image_transform(384)),
+            # what workers do when a transformers processor resizes on the GPU
+            "decode only (processor on the GPU)": DecodedPicture()}
 
 
 def loader_rate(paths: Sequence[str], transform: Callable, workers: int,
@@ -57,12 +59,16 @@ def loader_rate(paths: Sequence[str], transform: Callable, workers: int,
     from torch.utils.data import DataLoader
 
     from vlcomp.image.tensor_shuffle import Shuffling
+    from vlcomp.models.pixel_loader import DecodedPicture, as_list
     from vlcomp.score.embeddings import ImageFiles
 
-    files = ImageFiles(paths, [None] * len(paths), Shuffling(transform))
+    decoded = isinstance(transform, DecodedPicture)
+    files = ImageFiles(paths, [None] * len(paths),
+                       transform if decoded else Shuffling(transform))
     start = time.perf_counter()
     count = sum(len(batch) for batch in DataLoader(files, batch_size=batch_size,
-                                                   num_workers=workers))
+                                                   num_workers=workers,
+                                                   collate_fn=as_list if decoded else None))
     return count / (time.perf_counter() - start)
 
 
