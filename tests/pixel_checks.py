@@ -42,6 +42,8 @@ def assert_loader_matches(scorer, folder: Path,
     alone = embed_image_set(scorer, rows, batch_size=2, workers=0)
     pooled = embed_image_set(scorer, rows, batch_size=2, workers=2)
     np.testing.assert_array_equal(alone, pooled)
+    # another batch size: the same embeddings up to float rounding
+    np.testing.assert_allclose(embed_image_set(scorer, rows, batch_size=4), alone, atol=1e-6)
     np.testing.assert_allclose(alone, expected, atol=1e-6)
     np.testing.assert_allclose(scorer.embed_images(pictures, batch_size=2), expected, atol=1e-6)
     assert not np.allclose(alone[1], alone[5])  # the shuffled view is another picture

@@ -266,3 +266,22 @@ def test_the_summary_names_failures():
     text = summary(report)
     assert "FAIL" in text and "RuntimeError: not deterministic" in text
     assert "8/8" in text and text.rstrip().endswith("FAILED in 1.0 s")
+
+
+def test_a_batch_sized_to_memory_doubles_while_the_measured_peak_fits(monkeypatch):
+    import torch
+
+    from vlcomp.bench.gpu_scoring import MEMORY_CAP, memory_batch
+
+    assert memory_batch(256, [1400.0], "cpu", 0.5) == 256  # no GPU memory to size to
+    assert memory_batch(256, [None], "cuda", 0.5) == 256  # no peak measured
+    assert memory_batch(256, [1400.0], "cuda", 0.0) == 256  # not asked
+
+    class Properties:
+        total_memory = 140 * 2**30  # an H200's 140 GiB
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda _: Properties())
+    # 1.4 GB at 256 (open_clip ViT-B/32 on the H200): 70 GB allow 50x, so 8,192 (the cap)
+    assert memory_batch(256, [1400.0, 900.0], "cuda", 0.5) == MEMORY_CAP
+    # 20 GB at 128: 70 GB allow 3.5x, so 256
+    assert memory_batch(128, [20 * 1024.0], "cuda", 0.5) == 256

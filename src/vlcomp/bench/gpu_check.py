@@ -74,6 +74,7 @@ class Settings:
     train_image_size: int = 224
     train_batches: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TRAIN_BATCHES))
     file_images: int = 4096  # JPEGs through the loader, per image-embedding model
+    memory_fraction: float = 0.5  # batches also sized to this share of the GPU's memory
     workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 2))
     probe_rows: int = 262_144
     probe_classes: int = 1000
@@ -100,7 +101,7 @@ def settings_for(device: str, quick: bool, config: Path = PAPER_CONFIG) -> Setti
     if quick or device == "cpu":
         return Settings(device=device, quick=True, images=4, layers=2, compare_batch=8,
                         embed_batch=2, pair_batch=4, repeats=1, train_batch=4, train_image_size=64,
-                        file_images=4, workers=0,
+                        file_images=4, workers=0, memory_fraction=0.0,
                         train_batches={}, probe_rows=4096, probe_classes=100, full_depth=())
     embed, pair, train = paper_batches(config)
     return Settings(device=device, quick=False, embed_batch=embed, pair_batch=pair,
@@ -167,7 +168,7 @@ def run_check(settings: Settings, work: Path, say: Any = print) -> dict[str, Any
     items = choice_items(settings.images, settings.per_image, settings.seed)
     rates = {"embed_batch": settings.embed_batch, "pair_batch": settings.pair_batch,
              "repeats": settings.repeats, "file_images": settings.file_images,
-             "workers": settings.workers}
+             "workers": settings.workers, "memory_fraction": settings.memory_fraction}
     load = gpu_scoring.Workload(settings.seed, work / "jpegs")
     clip = None
     for name in ("openai_clip", *random_models.BUILDERS):

@@ -385,7 +385,35 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
                 continue
             rows += [{**row, **m, **achieved(m["gflop_per_item"], m["items_per_s"], gpu,
                                              precision)} for m in measured]
+            bigger = memory_batch(size, [m.get("peak_gpu_mb") for m in measured], device,
+                                  rates.get("memory_fraction", 0.0))
+            if bigger > size and precision == rate_precisions(saved.entry, device)[-1]:
+                again: dict[str, Any] = {**row, "batch_by": "memory"}
+                with guarded(again), precision_context(device, precision):
+                    measured = throughput(scorer, stage, work, bigger, rates["repeats"],
+                                          per_image, device)
+                rows += ([{**again, "precision": precision}] if "error" in again else
+                         [{**again, **m, **achieved(m["gflop_per_item"], m["items_per_s"],
+                                                    gpu, precision)} for m in measured])
     return rows
+
+
+MEMORY_CAP = 8192  # the largest batch sized to memory (items)
+
+
+def memory_batch(size: int, peaks_mb: list[Any], device: str, fraction: float) -> int:
+    """The batch the device's memory allows: ``size`` doubled while the peak memory measured
+    at ``size`` (the largest of ``peaks_mb``), scaled with the batch, stays within
+    ``fraction`` of the device's memory (at most `MEMORY_CAP`); ``size`` on the CPU, without
+    a measured peak or with ``fraction`` 0."""
+    peak = max((float(p) for p in peaks_mb if p), default=0.0)
+    if not str(device).startswith("cuda") or fraction <= 0 or peak <= 0:
+        return size
+    total_mb = torch.cuda.get_device_properties(0).total_memory / 2**20
+    batch = size
+    while batch * 2 <= MEMORY_CAP and peak * (batch * 2) / size <= fraction * total_mb:
+        batch *= 2
+    return batch
 
 
 def measure_full(name: str, folder: Path, device: str, rates: dict[str, Any], work: Workload,

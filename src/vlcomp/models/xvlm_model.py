@@ -28,7 +28,6 @@ and the BERT JSON (`read_xvlm_config`).
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -192,10 +191,10 @@ class XBertSelfAttention(nn.Module):
         source = hidden if source is None else source
         q, k, v = (self._split(self.query(hidden)), self._split(self.key(source)),
                    self._split(self.value(source)))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_width)
-        if mask is not None:
-            scores = scores + mask
-        context = scores.softmax(dim=-1) @ v
+        # PyTorch's fused attention (softmax(q k^T / sqrt(d) + mask) v; flash / memory-
+        # efficient kernels on a GPU), the additive mask as X-VLM's BERT adds it
+        context = F.scaled_dot_product_attention(
+            q, k, v, attn_mask=None if mask is None else mask.to(q.dtype))
         return context.transpose(1, 2).reshape(*hidden.shape[:2], -1)
 
 
