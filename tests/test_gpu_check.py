@@ -205,7 +205,7 @@ def test_batch_sizes_come_from_the_paper_config():
     assert train == {"clip": 400, "negclip": 256, "trohn_text": 200, "trohn_img": 200}
     gpu = settings_for("cuda", quick=False)
     assert (gpu.embed_batch, gpu.pair_batch, gpu.train_batches["negclip"]) == (256, 128, 256)
-    assert gpu.full_depth == ("blip_itm", "blip_caption")
+    assert gpu.full_depth == ("blip_itm", "blip_caption", "xvlm", "flava")
     cpu = settings_for("cpu", quick=False)
     assert cpu.quick and cpu.full_depth == () and cpu.embed_batch < 256
 

@@ -21,15 +21,21 @@ at real widths, cut to 2 layers a tower) and loaded through
   C and predictions (`vlcomp.bench.gpu_probe`).
 
 Each scoring rate also says its floating-point work (torch's flop counter on one batch), the
-TFLOP/s that achieves and its share of the device's dense peak at fp32 and at bf16
-(`vlcomp.bench.device_peaks`; none on the CPU).
+TFLOP/s that achieves and its share of the device's dense peak at its precision and at bf16
+(`vlcomp.bench.device_peaks`; none on the CPU). Rates are timed at fp32, at the precision the
+family's jobs run in (`vlcomp.precision_choice`) and at bf16, the last also with the batch
+sized to half the GPU's memory (`batch_by: memory`); models with a loader also from 4,096
+JPEG files through it (``embed_image_files``, with the host's cores less two as workers).
+Each model's outputs at tf32, bf16 and fp16 are compared with the CPU's fp32
+(``<stage> @<precision>`` records: measured drift, not judged).
 
 Throughput is measured on the device at config/paper.yaml's batch sizes (``embed``: 256
 images / texts, 128 pairs; training: each objective's largest run batch, bf16 autocast),
-with peak GPU memory. On CUDA BLIP-base's ITM and captioner are also built and timed at full
-depth: `vlcomp.plan.measured` reads those rows. ``--quick`` (always so on the CPU, where the
-device's outputs are their own reference) shrinks inputs, batches and training images (64
-px), trains TROHN one step without resume and times nothing at full depth. Exit status 1
+with peak GPU memory. On CUDA BLIP-base's ITM and captioner, X-VLM and FLAVA are also built
+and timed at full depth: `vlcomp.plan.measured` reads the base-scale rows. ``--quick``
+(always so on the CPU, where the device's outputs are their own reference) shrinks inputs,
+batches and training images (64 px), trains TROHN one step without resume and times nothing
+at full depth. Exit status 1
 when any check failed, 2 when ``--device cuda`` finds no GPU.
 """
 
@@ -54,7 +60,7 @@ from vlcomp.jobs import cuda_determinism_environment
 REPO = Path(__file__).resolve().parents[3]
 PAPER_CONFIG = REPO / "config" / "paper.yaml"
 DEFAULT_TRAIN_BATCHES = {"clip": 400, "negclip": 256, "trohn_text": 200, "trohn_img": 200}
-FULL_DEPTH = ("blip_itm", "blip_caption")  # base-scale pair models the plan reads
+FULL_DEPTH = ("blip_itm", "blip_caption", "xvlm", "flava")  # timed at real depth too
 
 
 @dataclass(frozen=True)
