@@ -30,6 +30,22 @@ def image_set(folder: Path) -> pd.DataFrame:
     return pd.DataFrame({"path": paths, "bbox": pd.Series(boxes, dtype=object)})
 
 
+def batch_processor_reference(processor, encode: Callable) -> Callable:
+    """The reference of a transformers family: ``processor`` on the whole batch of pictures,
+    ARO's shuffles on its tensor, then ``encode(pixels)`` (image features), normalised."""
+    import torch
+
+    from vlcomp.image.tensor_shuffle import shuffled_pixels
+
+    def reference(pictures: list[Image.Image]) -> np.ndarray:
+        pixels = processor(images=pictures, return_tensors="pt").pixel_values
+        with torch.no_grad():
+            features = encode(shuffled_pixels(pixels, pictures))
+        return torch.nn.functional.normalize(features, dim=-1).numpy()
+
+    return reference
+
+
 def assert_loader_matches(scorer, folder: Path,
                           reference: Callable[[list[Image.Image]], np.ndarray],
                           processor: object | None = None) -> None:

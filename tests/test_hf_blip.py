@@ -177,22 +177,13 @@ def test_enc_token_lookup_and_errors(tmp_path):
 def test_image_sets_read_through_loader_workers(tiny_blip, tmp_path):
     """Pictures preprocessed in DataLoader workers, one at a time, embed as the processor's
     whole batch does (ARO's shuffled views included)."""
-    import torch.nn.functional as F
     from transformers import BlipProcessor
 
-    from vlcomp.image.tensor_shuffle import shuffled_pixels
-
-    from .pixel_checks import assert_loader_matches
+    from .pixel_checks import assert_loader_matches, batch_processor_reference
 
     path, model = tiny_blip
     scorer = build_scorer("blip", {"family": "hf_blip_itm", "model": str(path)})
     processor = BlipProcessor.from_pretrained(path)
-
-    def reference(pictures):
-        pixels = shuffled_pixels(processor(images=pictures, return_tensors="pt").pixel_values,
-                                 pictures)
-        with torch.no_grad():
-            states = model.vision_model(pixel_values=pixels)[0]
-            return F.normalize(model.vision_proj(states[:, 0, :]), dim=-1).numpy()
-
+    reference = batch_processor_reference(
+        processor, lambda px: model.vision_proj(model.vision_model(pixel_values=px)[0][:, 0, :]))
     assert_loader_matches(scorer, tmp_path, reference, processor.image_processor)

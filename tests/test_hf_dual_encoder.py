@@ -95,19 +95,11 @@ def test_image_sets_read_through_loader_workers(tiny_clip, tmp_path):
     whole batch does (ARO's shuffled views included)."""
     from transformers import CLIPProcessor
 
-    from vlcomp.image.tensor_shuffle import shuffled_pixels
-
-    from .pixel_checks import assert_loader_matches
+    from .pixel_checks import assert_loader_matches, batch_processor_reference
 
     path, model = tiny_clip
     scorer = build_scorer("clip", {"family": "hf_dual", "model": str(path)})
     processor = CLIPProcessor.from_pretrained(path)
-
-    def reference(pictures):
-        pixels = shuffled_pixels(processor(images=pictures, return_tensors="pt").pixel_values,
-                                 pictures)
-        with torch.no_grad():
-            features = _features(model.get_image_features(pixel_values=pixels))
-        return torch.nn.functional.normalize(features, dim=-1).numpy()
-
+    reference = batch_processor_reference(
+        processor, lambda px: _features(model.get_image_features(pixel_values=px)))
     assert_loader_matches(scorer, tmp_path, reference, processor.image_processor)
