@@ -390,15 +390,14 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
             if bigger > size and precision == rate_precisions(saved.entry, device)[-1]:
                 again: dict[str, Any] = {**row, "batch_by": "memory"}
                 with guarded(again), precision_context(device, precision):
-                    measured = throughput(scorer, stage, work, bigger, rates["repeats"],
-                                          per_image, device)
+                    measured = throughput(scorer, stage, work, bigger, 1, per_image, device)
                 rows += ([{**again, "precision": precision}] if "error" in again else
                          [{**again, **m, **achieved(m["gflop_per_item"], m["items_per_s"],
                                                     gpu, precision)} for m in measured])
     return rows
 
 
-MEMORY_CAP = 8192  # the largest batch sized to memory (items)
+MEMORY_CAP = 8192  # the largest batch sized to memory (items); timed one batch after a warm one
 
 
 def memory_batch(size: int, peaks_mb: list[Any], device: str, fraction: float) -> int:
