@@ -281,7 +281,7 @@ def test_a_batch_sized_to_memory_doubles_while_the_measured_peak_fits(monkeypatc
         total_memory = 140 * 2**30  # an H200's 140 GiB
 
     monkeypatch.setattr(torch.cuda, "get_device_properties", lambda _: Properties())
-    # 1.4 GB at 256 (open_clip ViT-B/32 on the H200): 70 GB allow 50x, so 8,192 (the cap)
+    # 1.4 GB at 256 (open_clip ViT-B/32 on the H200): 70 GB allow 50x, so the cap, 4,096
     assert memory_batch(256, [1400.0, 900.0], "cuda", 0.5) == MEMORY_CAP
     # 20 GB at 128: 70 GB allow 3.5x, so 256
     assert memory_batch(128, [20 * 1024.0], "cuda", 0.5) == 256

@@ -397,7 +397,7 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
     return rows
 
 
-MEMORY_CAP = 8192  # the largest batch sized to memory (items); timed one batch after a warm one
+MEMORY_CAP = 4096  # the largest batch sized to memory (items); timed one batch after a warm one
 
 
 def memory_batch(size: int, peaks_mb: list[Any], device: str, fraction: float) -> int:
