@@ -12,6 +12,7 @@ from vlcomp.evaluate.selection import (
     model_of_job,
     select_benchmarks,
     tool_models,
+    without_construction,
     without_models,
 )
 
@@ -104,3 +105,24 @@ def test_a_model_file_joins_its_base_or_says_what_is_missing(tmp_path):
     mine.write_text("paper_models: {}\n")
     with pytest.raises(ConfigError, match=r"mine.yaml: no models: give `models:"):
         read_model_file(mine, REPO / "config" / "evaluate.yaml", SNAKEFILE)
+
+
+def test_a_trained_model_left_out_takes_its_training_run_along():
+    paper = read_config(REPO / "config" / "paper.yaml", SNAKEFILE)
+    run = paper["models"]["negclip_ours"]["run"]
+    out = without_models(paper, ["negclip_ours"])
+    assert run not in out["train"] and "negclip_ours" not in out["models"]
+    assert set(out["train"]) == set(paper["train"]) - {run}
+    assert "negclip_ours" not in out["classification"]["models"]
+
+
+def test_an_added_model_needs_no_construction_stage():
+    paper = read_config(REPO / "config" / "paper.yaml", SNAKEFILE)
+    out = without_construction(paper)
+    assert "detectors" not in out and "detectors" in paper
+    assert list(out["generation"]) == ["trohn_img"]  # TROHN-Img's run trains on it
+    generated = {**paper, "benchmarks": {**paper["benchmarks"],
+                                         "bivlc": {"negatives": "generated"}}}
+    assert set(without_construction(generated)["generation"]) == {"bivlc", "trohn_img"}
+    trained = without_models(out, ["trohn_img_ours"])  # its run, then its set, go
+    assert "trohn_img" not in trained["train"] and "generation" not in trained

@@ -14,7 +14,8 @@ config/evaluate.yaml: the released benchmarks and checkpoints, nothing trained).
 The configuration it runs is written beside the run (``--write-config``, default
 ``<directory>/<MODEL stem>.evaluate.yaml``) and is the base one with
 - only the benchmarks the papers asked for read (``--papers``: aro, bivlc, bison,
-  visualgptscore, hendriksen), of those only ``--benchmarks`` when named;
+  visualgptscore, hendriksen), of those only ``--benchmarks`` when named; no stage that
+  builds a paper's data (BiVLC's image generation and detectors: `without_construction`);
 - of the base's models, those evaluated in the folder already: a model that a dry run there
   (``--rerun-triggers mtime``, as the run) still has a job for is left out, with every list
   that names it (re-rankers, classification, null sampling, the papers' models), unless
@@ -46,6 +47,7 @@ from vlcomp.evaluate.selection import (
     parse_names,
     select_benchmarks,
     tool_models,
+    without_construction,
     without_models,
 )
 from vlcomp.plan.__main__ import dry_run, gpu_costs, job_hours, plan_text
@@ -169,8 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         costs, note = gpu_costs(args.measured, args.gpu_kind)
         config, new = read_model_file(args.model_file, args.configfile, args.snakefile)
-        config = select_benchmarks(config, [p.lower() for p in parse_names(args.papers)],
-                                   parse_names(args.benchmarks))
+        config = without_construction(select_benchmarks(
+            config, [p.lower() for p in parse_names(args.papers)], parse_names(args.benchmarks)))
         config, jobs, left_out, tools = settle(config, new, path, args.snakefile, directory)
     except (ConfigError, ValueError) as err:
         print(f"vlcomp evaluate: {err}", file=sys.stderr)

@@ -65,6 +65,31 @@ def select_benchmarks(config: dict[str, Any], papers: Iterable[str] = (),
     return out
 
 
+def generated_sets_in_use(config: dict[str, Any]) -> set[str]:
+    """The generated sets something scores or trains on: those a training run names
+    (``generated``), and BiVLC's when its benchmark reads the generated negatives."""
+    used = {run.get("generated") for run in (config.get("train") or {}).values()
+            if isinstance(run, dict)}
+    if (config["benchmarks"].get("bivlc") or {}).get("negatives") == "generated":
+        used.add("bivlc")
+    return {u for u in used if u}
+
+
+def without_construction(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` without the stages that build a paper's data rather than score models:
+    BiVLC's natural-vs-synthetic detectors, and every generated set nothing scores or trains
+    on (`generated_sets_in_use`; BiVLC's images and filter when its benchmark is the
+    released one). An added model's rows need none of them."""
+    out = {k: v for k, v in config.items() if k != "detectors"}
+    used = generated_sets_in_use(config)
+    generation = {k: v for k, v in (config.get("generation") or {}).items() if k in used}
+    if generation:
+        out["generation"] = generation
+    else:
+        out.pop("generation", None)
+    return out
+
+
 def tool_models(config: dict[str, Any]) -> set[str]:
     """Models other stages use as tools (their jobs feed other models' rows): the relevance
     model of the robustness galleries, a generated set's filter or similarity model, the
@@ -97,7 +122,8 @@ def without_models(config: dict[str, Any], gone: Iterable[str],
                    tools: Iterable[str] = ()) -> dict[str, Any]:
     """``config`` without the configured models in ``gone``, and every list that names them:
     the classification models, the robustness galleries' re-rankers, VisualGPTScore's
-    null-sampling models, the papers' models (a list or a key left empty goes). ``tools``
+    null-sampling models, the papers' models (a list or a key left empty goes), and the
+    training runs only they were made by. ``tools``
     (models `tool_models` names, which must stay: ConfigError otherwise) leave those lists
     but for the papers' models: they run only what other stages need of them."""
     gone, tools = set(gone), set(tools)
@@ -107,6 +133,19 @@ def without_models(config: dict[str, Any], gone: Iterable[str],
     out = copy.deepcopy(config)
     out["models"] = {m: e for m, e in config["models"].items() if m not in gone}
     _prune_optional_lists(out, gone | tools)
+    runs = {e.get("run") for e in out["models"].values()}
+    if out.get("train"):  # a training run no model left reads trains for nothing
+        out["train"] = {name: run for name, run in out["train"].items()
+                        if name in runs or name not in
+                        {config["models"][m].get("run") for m in gone}}
+        if not out["train"]:
+            out.pop("train")
+        if "generation" in out:  # the sets only those runs trained on
+            used = generated_sets_in_use(out)
+            dropped = {run.get("generated") for run in config["train"].values()} - used
+            out["generation"] = {k: v for k, v in out["generation"].items() if k not in dropped}
+            if not out["generation"]:
+                out.pop("generation")
     papers = out.get("paper_models") or {}
     for paper in list(papers):
         roles = {role: _kept(value, gone) for role, value in (papers[paper] or {}).items()}
