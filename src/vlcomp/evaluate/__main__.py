@@ -146,6 +146,10 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model_file", type=Path, help="a YAML file with `models:`")
     add_workflow_options(parser, "--configfile")
+    for action in parser._actions:  # this command's base is the evaluate-only configuration
+        if "--configfile" in action.option_strings:
+            action.help = ("the configuration MODEL.yaml joins unless it says `extends:` "
+                           "(default: config/evaluate.yaml of the checkout)")
     parser.add_argument("--papers", help="comma-separated: aro, bivlc, bison, visualgptscore, "
                         "hendriksen (default: all the configuration has)")
     parser.add_argument("--benchmarks", help="comma-separated benchmark names (default: all "
