@@ -370,6 +370,17 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
 
     rows: list[dict[str, Any]] = []
     gpu = torch.cuda.get_device_name(0) if str(device).startswith("cuda") else None
+
+    def timed_rows(row: dict[str, Any], precision: str, *args: Any) -> list[dict[str, Any]]:
+        """`throughput`'s rows at ``precision`` (``args`` after the stage and work), each
+        with its share of peak; the failure as one row."""
+        with guarded(row), precision_context(device, precision):
+            measured = throughput(scorer, row["stage"], work, *args)
+        if "error" in row:
+            return [{**row, "precision": precision}]
+        return [{**row, **m, **achieved(m["gflop_per_item"], m["items_per_s"], gpu, precision)}
+                for m in measured]
+
     for precision in rate_precisions(saved.entry, device):
         for stage in stages_of(scorer):
             size = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
@@ -377,23 +388,14 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
                                    "depth": saved.depth, "scale": saved.scale,
                                    "device": device, "stage": stage, "passed": True}
             files = rates.get("file_images", 0) if precision == "fp32" else 0
-            with guarded(row), precision_context(device, precision):
-                measured = throughput(scorer, stage, work, size, rates["repeats"], per_image,
-                                      device, files, rates.get("workers", 0))
-            if "error" in row:
-                rows.append({**row, "precision": precision})
-                continue
-            rows += [{**row, **m, **achieved(m["gflop_per_item"], m["items_per_s"], gpu,
-                                             precision)} for m in measured]
-            bigger = memory_batch(size, [m.get("peak_gpu_mb") for m in measured], device,
+            found = timed_rows(row, precision, size, rates["repeats"], per_image, device,
+                               files, rates.get("workers", 0))
+            rows += found
+            bigger = memory_batch(size, [m.get("peak_gpu_mb") for m in found], device,
                                   rates.get("memory_fraction", 0.0))
-            if bigger > size and precision == rate_precisions(saved.entry, device)[-1]:
-                again: dict[str, Any] = {**row, "batch_by": "memory"}
-                with guarded(again), precision_context(device, precision):
-                    measured = throughput(scorer, stage, work, bigger, 1, per_image, device)
-                rows += ([{**again, "precision": precision}] if "error" in again else
-                         [{**again, **m, **achieved(m["gflop_per_item"], m["items_per_s"],
-                                                    gpu, precision)} for m in measured])
+            if bigger > size and precision == "bf16":  # the device's headline precision
+                rows += timed_rows({**row, "batch_by": "memory"}, precision, bigger, 1,
+                                   per_image, device)
     return rows
 
 

@@ -43,13 +43,14 @@ import yaml
 from vlcomp.checkout import add_workflow_options, workflow_file
 from vlcomp.config import ConfigError, merge_config, read_config
 from vlcomp.evaluate.selection import (
-    model_of_job,
+    job_models,
     parse_names,
     select_benchmarks,
     tool_models,
     without_construction,
     without_models,
 )
+from vlcomp.io import atomic_path
 from vlcomp.plan.__main__ import dry_run, gpu_costs, job_hours, plan_text
 from vlcomp.plan.costs import measured_costs
 from vlcomp.plan.dry_run import DryJob, parse_dry_run
@@ -81,11 +82,9 @@ def read_model_file(path: Path, base: Path, snakefile: Path) -> tuple[dict[str, 
 
 
 def write_yaml(config: dict[str, Any], path: Path) -> None:
-    """``config`` as YAML at ``path`` (a temporary name, then renamed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(yaml.safe_dump(config, sort_keys=False))
-    partial.replace(path)
+    """``config`` as YAML at ``path`` (written whole or not at all)."""
+    with atomic_path(path) as partial:
+        partial.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
 def targets(new: list[str]) -> list[str]:
@@ -96,8 +95,7 @@ def targets(new: list[str]) -> list[str]:
 def pending_by_model(jobs: list[DryJob], config: dict[str, Any]) -> dict[str, int]:
     """Configured model → how many of the dry run's jobs are its."""
     counts: dict[str, int] = {}
-    for job in jobs:
-        model = model_of_job(job.wildcards, config)
+    for model in job_models(jobs, config):
         if model is not None:
             counts[model] = counts.get(model, 0) + 1
     return counts
@@ -130,7 +128,7 @@ def settle(config: dict[str, Any], new: list[str], path: Path, snakefile: Path,
 def own_hours(config: dict[str, Any], jobs: list[DryJob], models: list[str],
               costs: dict) -> tuple[float, float]:
     """(GPU-h, CPU-h) of the jobs of ``models`` alone."""
-    mine = [j for j in jobs if model_of_job(j.wildcards, config) in models]
+    mine = [j for j, m in zip(jobs, job_models(jobs, config), strict=True) if m in models]
     with measured_costs(costs):
         hours = [job_hours(config, j) for j in mine]
     return sum(h[0] for h in hours), sum(h[1] for h in hours)
@@ -176,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         costs, note = gpu_costs(args.measured, args.gpu_kind)
         config, new = read_model_file(args.model_file, args.configfile, args.snakefile)
         config = without_construction(select_benchmarks(
-            config, [p.lower() for p in parse_names(args.papers)], parse_names(args.benchmarks)))
+            config, parse_names(args.papers), parse_names(args.benchmarks)))
         config, jobs, left_out, tools = settle(config, new, path, args.snakefile, directory)
     except (ConfigError, ValueError) as err:
         print(f"vlcomp evaluate: {err}", file=sys.stderr)

@@ -26,7 +26,7 @@ PAPER_SECTIONS = {"classification": "aro"}  # ARO Table 6's downstream rows
 
 
 def parse_names(text: str | None) -> list[str]:
-    """``a,b`` (or None) as a list of names, lower-case, without blanks."""
+    """``a,b`` (or None) as a list of names, without blanks."""
     return [n.strip() for n in (text or "").split(",") if n.strip()]
 
 
@@ -133,11 +133,12 @@ def without_models(config: dict[str, Any], gone: Iterable[str],
     out = copy.deepcopy(config)
     out["models"] = {m: e for m, e in config["models"].items() if m not in gone}
     _prune_optional_lists(out, gone | tools)
-    runs = {e.get("run") for e in out["models"].values()}
-    if out.get("train"):  # a training run no model left reads trains for nothing
+    # a training run only left-out models read trains for nothing
+    gone_runs = ({config["models"][m].get("run") for m in gone}
+                 - {e.get("run") for e in out["models"].values()})
+    if out.get("train"):
         out["train"] = {name: run for name, run in out["train"].items()
-                        if name in runs or name not in
-                        {config["models"][m].get("run") for m in gone}}
+                        if name not in gone_runs}
         if not out["train"]:
             out.pop("train")
         if "generation" in out:  # the sets only those runs trained on
@@ -176,16 +177,30 @@ def _prune_optional_lists(config: dict[str, Any], gone: set[str]) -> None:
             config["visualgptscore"].pop("null_sampling")
 
 
-def model_of_job(wildcards: dict[str, str], config: dict[str, Any]) -> str | None:
-    """The configured model (its name under ``models``) a job's wildcards name, by model id
-    (a seed's ``{model}_s{seed}`` included) or by the training run or captioner it comes
-    from; None for a job of no one model."""
+def _owners(config: dict[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """Model id → configured model, and training run / captioner → configured model."""
     models = expand_models(config)
-    model_id = wildcards.get("model")
-    if model_id in models:
-        return models[model_id]["group"]
-    runs = {e["run"]: e["group"] for e in models.values() if "run" in e}
+    return ({m: e["group"] for m, e in models.items()},
+            {e["run"]: e["group"] for e in models.values() if "run" in e})
+
+
+def _owner(wildcards: dict[str, str], ids: dict[str, str], runs: dict[str, str]) -> str | None:
+    if wildcards.get("model") in ids:
+        return ids[wildcards["model"]]
     for key in ("run", "captioner"):
         if wildcards.get(key) in runs:
             return runs[wildcards[key]]
     return None
+
+
+def model_of_job(wildcards: dict[str, str], config: dict[str, Any]) -> str | None:
+    """The configured model (its name under ``models``) a job's wildcards name, by model id
+    (a seed's ``{model}_s{seed}`` included) or by the training run or captioner it comes
+    from; None for a job of no one model."""
+    return _owner(wildcards, *_owners(config))
+
+
+def job_models(jobs: Iterable[Any], config: dict[str, Any]) -> list[str | None]:
+    """`model_of_job` of each dry-run job (its ``wildcards``), the lookup built once."""
+    ids, runs = _owners(config)
+    return [_owner(job.wildcards, ids, runs) for job in jobs]

@@ -16,7 +16,13 @@ from typing import Any
 
 import torch
 
-from vlcomp.precision_choice import PRECISIONS, REFERENCE_PRECISION, STAGES, job_precision
+from vlcomp.precision_choice import (
+    GLOBAL,
+    PRECISIONS,
+    REFERENCE_PRECISION,
+    STAGES,
+    job_precision,
+)
 
 __all__ = [
     "PRECISIONS",
@@ -29,7 +35,6 @@ __all__ = [
     "use_for_this_job",
 ]
 
-AUTOCAST = {"none": None, "fp16": torch.float16, "bf16": torch.bfloat16}
 DTYPES = {"fp32": None, "tf32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
@@ -66,12 +71,9 @@ def _tf32() -> Any:
 def autocast(device: str, mode: str = "none") -> Any:
     """``torch.autocast`` for a CUDA device and mode fp16/bf16; a no-op context otherwise
     (``compute.autocast``'s values)."""
-    if mode not in AUTOCAST:
-        raise ValueError(f"compute.autocast: {mode!r} is not one of {sorted(AUTOCAST)}")
-    dtype = AUTOCAST[mode]
-    if dtype is None or not str(device).startswith("cuda"):
-        return contextlib.nullcontext()
-    return torch.autocast("cuda", dtype=dtype)
+    if mode not in GLOBAL:
+        raise ValueError(f"compute.autocast: {mode!r} is not one of {sorted(GLOBAL)}")
+    return precision_context(device, mode)
 
 
 def use_for_this_job(device: str, mode: str = "none") -> None:
