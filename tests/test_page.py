@@ -154,6 +154,26 @@ def test_counts_and_the_terminal_lines():
     assert "  - claim number 6" in few[4] and few[4].endswith("(ARO): 1 of 2 findings hold")
 
 
+def test_the_closing_lines_end_with_the_runs_cost(tmp_path):
+    """The cost line: the caller's CPU-seconds, and each job's last benchmark row summed."""
+    from vlcomp.report.terminal import cost_line
+
+    head = "s\th:m:s\tmax_rss\tcpu_time\n"
+    (tmp_path / "train_clip" / "negclip").mkdir(parents=True)
+    # a retried job: its file holds both attempts, the last one counts
+    (tmp_path / "train_clip" / "negclip" / "seed0.tsv").write_text(
+        head + "3.5\t0:00:03\t100\t3.0\n90.25\t0:01:30\t900\t170.0\n")
+    (tmp_path / "summary.tsv").write_text(head + "0.75\t0:00:00\t50\t0.5\n")
+    (tmp_path / "empty.tsv").write_text(head)
+    line = cost_line(2231.4, tmp_path)
+    assert line == (f"Cost: 2,231 CPU-seconds (user + system of Snakemake and its jobs), "
+                    f"91 job-seconds in 2 jobs ({tmp_path}/**/*.tsv)")
+    assert cost_line(None, tmp_path).startswith("Cost: 91 job-seconds in 2 jobs")
+    claims, _ = claims_frames(n_fail=40)
+    lines = terminal_summary(claims, Path("results"), cost=line)
+    assert len(lines) == 30 and lines[-1] == line
+
+
 def test_the_browsers_filters_keep_model_a_right_model_b_wrong(tmp_path):
     """In headless Chromium: choosing "NegCLIP right, CLIP wrong" (and a subset) leaves
     exactly the rows where that is so."""

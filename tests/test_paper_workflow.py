@@ -61,13 +61,14 @@ PAPER_JOBS = {
     # score pairs only (no embeddings); the 7 BLIP and BLIP-2 captioners score pairs and
     # priors in one job each, and the 3 BLIP captioners' log P(t|i) galleries run in shards:
     # COCO's (2 x 5,000 x 25,010 pairs) in 6 (base) or 9 (large), Flickr30k's in 1; 15 choice
-    # benchmarks: 17 x 15 score_and_metrics, (6 + 4 + 5 + 2) x 15 pair_metrics
+    # benchmarks' scores and metrics in one job a model: 17 score_and_metrics, 6 + 4 + 5 + 2
+    # pair_metrics
     "embed_model": 17, "score_pairs": 6, "score_pairs_only": 4,
     "score_generative_choice": 5, "score_generative_retrieval_shard": 6 + 9 + 9 + 3,
     # BLIP-2 FLAN-T5's choice pairs and priors (~16M LLM passes, ~45 A100-hours) in 8 shards,
     # for each image encoder (ViT-L, ViT-g)
     "score_generative_choice_shard": 16, "score_generative_choice_gather": 2,
-    "score_generative_retrieval_gather": 6, "score_and_metrics": 255, "pair_metrics": 255,
+    "score_generative_retrieval_gather": 6, "score_and_metrics": 17, "pair_metrics": 17,
     # BLIP's pre-training checkpoint -> VisualGPTScore's captioner; LAVIS' BLIP-2 ViT-L: its
     # Q-Former (ITC, ITM, captioner: one folder) and its FLAN-T5 stage
     "convert_blip": 3,
@@ -91,8 +92,9 @@ PAPER_JOBS = {
     # Karpathy test captions, one table
     "generate_captions": 3, "table_bison_captioners": 1,
     "granularity_statistics": 1,  # Hendriksen et al. section 3, per gallery's captions
-    # every reproduced table with published numbers, VisualGPTScore's appendix included
-    "table_winoground": 1, "table_vs_published": 22,
+    # every reproduced table with published numbers (22, VisualGPTScore's appendix
+    # included) beside them, in one job
+    "table_winoground": 1, "table_vs_published": 1,
     # VisualGPTScore: 7 captioners (3 BLIP, 4 BLIP-2) x 13 image->text benchmarks; Tables 1,
     # 2 and 4
     "alpha_curve": 91, "table_visualgptscore": 1,
@@ -115,17 +117,18 @@ PAPER_JOBS = {
     "uncertainty_robustness": 1, "uncertainty_detectors": 1,  # every gallery; Table 4
     # VisualGPTScore Tables 2/4: 7 captioners x 13 + 3 BLIP captioners x 2 retrieval
     "uncertainty_alpha": 97,
-    # blind baselines on 13 image->text benchmarks: a bigram LM and 7 captioners P(t|null)
-    "blind_scores": 104,
+    # blind baselines on 13 image->text benchmarks, one job each: a bigram LM and 7
+    # captioners' P(t|null)
+    "blind_scores": 8,
     "figure_analysis": 3,  # ARO per-relation bars, BiVLC I2T vs T2I, Hendriksen drops
     # ARO Table 6's classification rows: CIFAR-10/100 as PNGs, ImageNet's tables; ARO's 4
     # models (CLIP, CLIP-FT, NegCLIP ours and ARO's loader) embed 3 datasets x (train,
     # evaluation) images and their zero-shot prompts, and fit a probe per dataset; CIs per set
     "cifar_imagesets": 2, "imagenet_imagesets": 1, "embed_images": 24, "class_embeddings": 4,
     "classification_metrics": 12, "uncertainty_classification": 3,
-    # every paper table's _ci companion (VisualGPTScore Tables 2/4 write theirs themselves;
-    # Tables 10, 11, 13 and BISON section 6 among these)
-    "table_intervals": 21,
+    # every paper table's _ci companion (21; VisualGPTScore Tables 2/4 write theirs
+    # themselves; Tables 10, 11, 13 and BISON section 6 among these), in one job
+    "table_intervals": 1,
 }
 
 
@@ -175,6 +178,14 @@ def test_paper_dag_dry_runs_with_every_rule(tmp_path):
     from vlcomp.plan.dry_run import parse_dry_run
 
     jobs = parse_dry_run(detail)
+    # one job a model (or table set) writes one file each per benchmark (or table)
+    outputs = {j.rule: j.output for j in jobs if j.rule in ("table_intervals",
+                                                            "table_vs_published")}
+    assert len([f for f in outputs["table_intervals"] if f.endswith("_ci.md")]) == 21
+    assert len([f for f in outputs["table_vs_published"] if f.endswith(".md")]) == 22
+    for rule, per_benchmark in (("score_and_metrics", 3), ("pair_metrics", 2)):
+        # (scores +) json + csv of the 15 choice benchmarks
+        assert {len(j.output) for j in jobs if j.rule == rule} == {per_benchmark * 15}
     reports = report_plan(jobs, lambda job: (float(job.gpus), 1.0))
     assert not reports.idle, sorted({j.rule for j in reports.idle})
     assert {c.name for c in reports.papers} == {"ARO", "BiVLC", "BISON", "VisualGPTScore",

@@ -292,18 +292,24 @@ def test_scripts(imagesets, tmp_path, monkeypatch):
     assert [np.stack(s).tolist() for s in scores.scores] == [
         [[0.0, 5.0]], [[0.0, 5.0]], [[15.0, 5.0]], [[2.5, 5.0]]]
     assert pd.read_parquet(out / "o.parquet").item_id.tolist() == ["s0", "s1"]
-    def metrics_job(benchmark: str, name: str) -> SimpleNamespace:
+    def metrics_job(benchmarks: list[str], scores: list[str], name: str) -> SimpleNamespace:
         return SimpleNamespace(
-            input=SimpleNamespace(benchmark=str(tmp_path / f"{benchmark}.parquet"),
-                                  scores=str(out / "s.parquet")),
-            params=SimpleNamespace(kind="sugarcrepe", options={}),
-            output=SimpleNamespace(json=str(out / f"{name}.json"), csv=str(out / f"{name}.csv")),
+            input=SimpleNamespace(benchmarks=[str(tmp_path / f"{b}.parquet") for b in benchmarks],
+                                  scores=[str(out / s) for s in scores]),
+            params=SimpleNamespace(benchmarks=benchmarks, kinds=["sugarcrepe"] * len(benchmarks),
+                                   options=[{}] * len(benchmarks)),
+            output=SimpleNamespace(json=[str(out / f"{name}_{b}.json") for b in benchmarks],
+                                   csv=[str(out / f"{name}_{b}.csv") for b in benchmarks]),
             log=[str(out / f"{name}.log")],
-            wildcards=SimpleNamespace(model="fake", benchmark=benchmark),
+            wildcards=SimpleNamespace(model="fake"),
         )
 
-    run_script("pair_metrics.py", metrics_job("bench", "m"))
-    assert '"model": "fake"' in (out / "m.json").read_text()
-    assert "replace_att" in (out / "m.csv").read_text()
-    with pytest.raises(ValueError, match="items differ"):  # scores of another benchmark
-        run_script("pair_metrics.py", metrics_job("other", "m2"))
+    # one job writes every benchmark's metrics of the model
+    run_script("pair_metrics.py", metrics_job(["bench", "other"], ["s.parquet", "o.parquet"], "m"))
+    assert '"model": "fake"' in (out / "m_bench.json").read_text()
+    assert "replace_att" in (out / "m_bench.csv").read_text()
+    assert '"benchmark": "other"' in (out / "m_other.json").read_text()
+    assert "other: 2 items" in (out / "m.log").read_text()
+    with pytest.raises(ValueError, match=r"o\.parquet: items differ"):  # another's scores
+        run_script("pair_metrics.py", metrics_job(["bench", "bench"], ["s.parquet", "o.parquet"],
+                                                  "m2"))

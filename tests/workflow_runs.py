@@ -18,7 +18,7 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 TINY = REPO / "tests" / "data" / "tiny_config.yaml"
 SLURM_START = REPO / "scripts" / "slurm" / "start.sh"
 SLURM_STOP = REPO / "scripts" / "slurm" / "stop.sh"
-NO_SLURM = REPO / "tests" / "no_slurm"
+NO_SLURM = REPO / "scripts" / "no_slurm"
 SBATCH_SHIM = REPO / "tests" / "sbatch_log"
 # What a user of this cluster changes in the shipped profiles/slurm (the CHANGE placeholders
 # and the status command its comments name), as (file, shipped text, this cluster's text)
@@ -129,7 +129,7 @@ def start(cmd: list[str], cwd: Path, timeout: float, slurm: bool = False,
 def run_env(slurm: bool = False) -> dict[str, str]:
     """The environment of workflow runs: the checkout on PYTHONPATH, so that jobs can import
     test models (tests.flaky_model) as a user's own package; for runs without SLURM, a
-    `scontrol` that fails at once (tests/no_slurm) ahead on PATH."""
+    `scontrol` that fails at once (scripts/no_slurm) ahead on PATH."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p)}
     if not slurm:

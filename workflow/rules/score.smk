@@ -167,33 +167,55 @@ rule embed_images:
         "../scripts/embed_images.py"
 
 
-rule score_and_metrics:
-    input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
-        images=benchmark_image_embeddings,
-        texts="results/embeddings/{model}/texts/{benchmark}.npy",
-    output:
-        scores="results/scores/{model}/{benchmark}.parquet",
-        json="results/metrics/{model}/{benchmark}.json",
-        csv="results/metrics/{model}/{benchmark}.csv",
-    log:
-        "logs/metrics/{model}/{benchmark}.log",
-    benchmark:
-        "benchmarks/score_and_metrics/{model}/{benchmark}.tsv"
-    wildcard_constraints:
-        benchmark=CHOICE_BENCHMARK_PATTERN,
-        model=union(m for m in MODELS if m not in PAIR_MODELS),
-    conda:
-        "../../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    params:
-        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
-        options=lambda wc: metric_options(wc.benchmark),
-    script:
-        "../scripts/score_and_metrics.py"
+if CHOICE_BENCHMARKS:
+
+    # Every choice benchmark of one embedding model in one job: per benchmark, its score
+    # matrices from the model's embeddings, then its metrics (one file each per benchmark: a
+    # model added later runs only its own job)
+    rule score_and_metrics:
+        input:
+            benchmarks=expand(
+                "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+            ),
+            images=choice_image_embeddings,
+            texts=expand(
+                "results/embeddings/{{model}}/texts/{benchmark}.npy",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+        output:
+            scores=expand(
+                "results/scores/{{model}}/{benchmark}.parquet",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+            json=expand(
+                "results/metrics/{{model}}/{benchmark}.json",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+            csv=expand(
+                "results/metrics/{{model}}/{benchmark}.csv",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+        log:
+            "logs/metrics/{model}.log",
+        benchmark:
+            "benchmarks/score_and_metrics/{model}.tsv"
+        wildcard_constraints:
+            model=union(m for m in MODELS if m not in PAIR_MODELS),
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
+        params:
+            benchmarks=CHOICE_BENCHMARKS,
+            kinds=[BENCHMARK_KIND[b] for b in CHOICE_BENCHMARKS],
+            options=[metric_options(b) for b in CHOICE_BENCHMARKS],
+            images=lambda wc: [
+                benchmark_image_embeddings(wc, b) for b in CHOICE_BENCHMARKS
+            ],
+        script:
+            "../scripts/score_and_metrics.py"
 
 
 rule score_pairs:
@@ -301,31 +323,46 @@ rule score_pairs_only:
         "../scripts/score_pair_model.py"
 
 
-rule pair_metrics:
-    input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
-        scores="results/scores/{model}/{benchmark}.parquet",
-    output:
-        json="results/metrics/{model}/{benchmark}.json",
-        csv="results/metrics/{model}/{benchmark}.csv",
-    log:
-        "logs/metrics/{model}/{benchmark}.log",
-    benchmark:
-        "benchmarks/pair_metrics/{model}/{benchmark}.tsv"
-    wildcard_constraints:
-        benchmark=CHOICE_BENCHMARK_PATTERN,
-        model=union(PAIR_MODELS),
-    conda:
-        "../../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    params:
-        kind=lambda wc: BENCHMARK_KIND[wc.benchmark],
-        options=lambda wc: metric_options(wc.benchmark),
-    script:
-        "../scripts/pair_metrics.py"
+if CHOICE_BENCHMARKS:
+
+    # Every choice benchmark's metrics of one pair model in one job, from the score matrices
+    # its scoring job wrote (one file each per benchmark)
+    rule pair_metrics:
+        input:
+            benchmarks=expand(
+                "results/benchmarks/{benchmark}.parquet", benchmark=CHOICE_BENCHMARKS
+            ),
+            scores=expand(
+                "results/scores/{{model}}/{benchmark}.parquet",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+        output:
+            json=expand(
+                "results/metrics/{{model}}/{benchmark}.json",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+            csv=expand(
+                "results/metrics/{{model}}/{benchmark}.csv",
+                benchmark=CHOICE_BENCHMARKS,
+            ),
+        log:
+            "logs/metrics/{model}.log",
+        benchmark:
+            "benchmarks/pair_metrics/{model}.tsv"
+        wildcard_constraints:
+            model=union(PAIR_MODELS),
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=60,
+        params:
+            benchmarks=CHOICE_BENCHMARKS,
+            kinds=[BENCHMARK_KIND[b] for b in CHOICE_BENCHMARKS],
+            options=[metric_options(b) for b in CHOICE_BENCHMARKS],
+        script:
+            "../scripts/pair_metrics.py"
 
 
 # Retrieval re-ranked by ITM (config retrieval): each query's k_test candidates by the

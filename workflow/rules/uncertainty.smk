@@ -2,30 +2,39 @@
 # and retrieval benchmark.
 
 
-rule blind_scores:
-    input:
-        benchmark="results/benchmarks/{benchmark}.parquet",
-        source=blind_source,
-    output:
-        "results/scores/{blind}/{benchmark}.parquet",
-    log:
-        "logs/blind/{blind}/{benchmark}.log",
-    benchmark:
-        "benchmarks/blind_scores/{blind}/{benchmark}.tsv"
-    wildcard_constraints:
-        blind=union(BLIND_MODELS),
-        benchmark=union(BLIND_BENCHMARKS),
-    conda:
-        "../../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    params:
-        kind=lambda wc: "ngram" if wc.blind == "blind_ngram" else "prior",
-        discount=BLIND["discount"],
-    script:
-        "../scripts/blind_scores.py"
+if BLIND_BENCHMARKS:
+
+    # Every choice benchmark's blind scores of one blind baseline in one job (the bigram
+    # model fitted once)
+    rule blind_scores:
+        input:
+            benchmarks=expand(
+                "results/benchmarks/{benchmark}.parquet", benchmark=BLIND_BENCHMARKS
+            ),
+            sources=blind_sources,
+        output:
+            expand(
+                "results/scores/{{blind}}/{benchmark}.parquet",
+                benchmark=BLIND_BENCHMARKS,
+            ),
+        log:
+            "logs/blind/{blind}.log",
+        benchmark:
+            "benchmarks/blind_scores/{blind}.tsv"
+        wildcard_constraints:
+            blind=union(BLIND_MODELS),
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=4000,
+            runtime=30,
+        params:
+            benchmarks=BLIND_BENCHMARKS,
+            kind=lambda wc: "ngram" if wc.blind == "blind_ngram" else "prior",
+            discount=BLIND["discount"],
+        script:
+            "../scripts/blind_scores.py"
 
 
 rule uncertainty:

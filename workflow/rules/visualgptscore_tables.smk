@@ -2,10 +2,7 @@
 # methods table, appendix Table 5 (null sampling) and Tables 10-13 (BLIP-2, pair sets, tags).
 
 
-# its table{2,4}_ci.csv, not rule table_intervals's (which skips them: OWN_CI_TABLES)
-ruleorder: table_visualgptscore > table_intervals
-
-
+# (it writes its own table{2,4}_ci.csv; rule table_intervals skips them: OWN_CI_TABLES)
 rule table_visualgptscore:
     input:
         json=expand(

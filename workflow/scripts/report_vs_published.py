@@ -1,5 +1,5 @@
-"""One reproduced table beside the papers' published numbers: their differences, or for a
-world run their directions (vs chance, vs the first model)."""
+"""Each reproduced table beside the papers' published numbers: their differences, or for a
+world run their directions (vs chance, vs the first model). One job writes every table's."""
 
 from pathlib import Path
 
@@ -11,10 +11,12 @@ from vlcomp.report.tables import write_table
 
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
-    ours = pd.read_csv(snakemake.input[0], index_col=p.index)
-    table = side_by_side(ours, load_published(p.paper, p.tables), p.aliases, p.counterparts,
-                         p.published_only, directions=p.directions)
-    write_table(table, Path(snakemake.output.csv).with_suffix(""),
-                notes=[DIRECTION_NOTE] if p.directions else [])
-    found = int(table.reproduced.notna().sum())
-    log.info("%d published cells, %d with a reproduced value\n%s", len(table), found, table)
+    for i, spec in enumerate(p.tables):
+        ours = pd.read_csv(snakemake.input[i], index_col=spec["index"])
+        table = side_by_side(ours, load_published(spec["paper"], spec["tables"]), p.aliases,
+                             spec["counterparts"], p.published_only, directions=p.directions)
+        write_table(table, Path(snakemake.output.csv[i]).with_suffix(""),
+                    notes=[DIRECTION_NOTE] if p.directions else [])
+        found = int(table.reproduced.notna().sum())
+        log.info("%s: %d published cells, %d with a reproduced value\n%s", spec["key"],
+                 len(table), found, table)

@@ -1,13 +1,16 @@
 """What a finished run says in the terminal (``scripts/demo.sh`` ends with it), in at most
-30 lines: the claims' counts (per paper), the claims that do not hold, and where the results
-page, the report and the tables are.
+30 lines: the claims' counts (per paper), the claims that do not hold, where the results
+page, the report and the tables are, and what the run cost (its CPU-seconds, as the caller
+measured them, and its jobs' seconds from their ``benchmark:`` files).
 
     python -m vlcomp.report.terminal [--results results] [--lines 30]
+        [--cpu-seconds S] [--benchmarks benchmarks]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -49,13 +52,36 @@ def count_lines(claims: pd.DataFrame) -> list[str]:
     return lines
 
 
-def terminal_summary(claims: pd.DataFrame, results: Path, max_lines: int = 30) -> list[str]:
-    """The closing lines of a run (at most ``max_lines``)."""
+def job_seconds(benchmarks: Path) -> tuple[int, float]:
+    """(jobs, seconds) summed over the ``benchmark:`` files under ``benchmarks`` (each job's
+    last attempt: the file's last row)."""
+    jobs, seconds = 0, 0.0
+    for path in sorted(benchmarks.glob("**/*.tsv")):
+        with path.open(newline="") as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+        if rows and rows[-1].get("s") not in (None, "", "NA"):
+            jobs, seconds = jobs + 1, seconds + float(rows[-1]["s"])
+    return jobs, seconds
+
+
+def cost_line(cpu_seconds: float | None, benchmarks: Path) -> str:
+    """``Cost: N CPU-seconds …, M job-seconds in J jobs`` (the CPU part where measured)."""
+    jobs, seconds = job_seconds(benchmarks)
+    cpu = (f"{cpu_seconds:,.0f} CPU-seconds (user + system of Snakemake and its jobs), "
+           if cpu_seconds is not None else "")
+    return f"Cost: {cpu}{seconds:,.0f} job-seconds in {jobs} jobs ({benchmarks}/**/*.tsv)"
+
+
+def terminal_summary(claims: pd.DataFrame, results: Path, max_lines: int = 30,
+                     cost: str | None = None) -> list[str]:
+    """The closing lines of a run (at most ``max_lines``), ending with ``cost`` if given."""
     head = count_lines(claims)
     tail = ["", f"Results page (claims, paper tables, items): {results / 'index.html'}",
             f"Snakemake report:                          {results / 'report.html'}",
             f"Claims, findings and their tests:          {results / 'findings.md'}",
             f"Paper tables (with _ci, _vs_published):    {results / 'tables'}/"]
+    if cost:
+        tail.append(cost)
     failing, _ = not_holding(claims)
     room = max_lines - len(head) - len(tail) - 1
     lines = [f"Claims that do not hold ({len(failing)}):"] if len(failing) else []
@@ -71,9 +97,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--lines", type=int, default=30)
+    parser.add_argument("--cpu-seconds", type=float, default=None,
+                        help="the run's user + system CPU-seconds, as measured by the caller")
+    parser.add_argument("--benchmarks", type=Path, default=None,
+                        help="the folder of the rules' benchmark: files; with it, the closing "
+                             "lines end with the run's cost")
     args = parser.parse_args(argv)
     claims = read_claims(args.results / "claims.csv")
-    print("\n".join(terminal_summary(claims, args.results, args.lines)))
+    cost = (cost_line(args.cpu_seconds, args.benchmarks) if args.benchmarks is not None
+            else None)
+    print("\n".join(terminal_summary(claims, args.results, args.lines, cost)))
     return 0
 
 

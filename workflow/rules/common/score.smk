@@ -122,11 +122,19 @@ def text_source(benchmark):
     return f"results/benchmarks/{benchmark}.parquet"
 
 
-def benchmark_image_embeddings(wildcards):
+def benchmark_image_embeddings(wildcards, benchmark=None):
+    """A model's image embedding files of a benchmark (``benchmark``, else the wildcard's)."""
     return expand(
         "results/embeddings/{model}/images/{imageset}.npy",
         model=wildcards.model,
-        imageset=BENCHMARK_IMAGESETS[wildcards.benchmark],
+        imageset=BENCHMARK_IMAGESETS[benchmark or wildcards.benchmark],
+    )
+
+
+def choice_image_embeddings(wildcards):
+    """A model's image embedding files of every choice benchmark (each once)."""
+    return sorted(
+        {f for b in CHOICE_BENCHMARKS for f in benchmark_image_embeddings(wildcards, b)}
     )
 
 

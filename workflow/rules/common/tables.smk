@@ -123,7 +123,13 @@ def ci_tables(tables):
         for t in tables
         if t.startswith("results/tables/") and t.endswith(".md")
     ]
-    return [k for k in keys if k not in NO_CI_TABLES and not k.startswith("analysis/")]
+    return [
+        k
+        for k in keys
+        if k not in NO_CI_TABLES
+        and not k.startswith("analysis/")
+        and not k.endswith(("_ci", "_vs_published"))  # companions are not paper tables
+    ]
 
 
 def table_index(key):
@@ -137,10 +143,9 @@ def model_roles():
     return {entry["label"]: model_role(entry) for entry in MODEL_ENTRIES.values()}
 
 
-def table_interval_inputs(wildcards):
+def table_interval_files(key):
     """A paper table, every benchmark's intervals and seed spreads, and the cells of its
     own kind (robustness conditions, detectors, BiVLC Table 1's benchmarks)."""
-    key = f"{wildcards.paper}/{wildcards.table}"
     return {
         "table": f"results/tables/{key}.csv",
         "intervals": expand(
@@ -165,6 +170,32 @@ def table_interval_inputs(wildcards):
         ),
         "cells": cell_interval_files(key),
     }
+
+
+def table_interval_inputs(wildcards):
+    """Every file the interval companions of `INTERVAL_TABLES` read (each once)."""
+    files = {
+        f
+        for key in INTERVAL_TABLES
+        for group in table_interval_files(key).values()
+        for f in ([group] if isinstance(group, str) else group)
+    }
+    return sorted(files)
+
+
+def table_interval_specs():
+    """Per table of `INTERVAL_TABLES`: its key, csv index, benchmarks and their kinds, and
+    the files it reads (`table_interval_files`)."""
+    return [
+        {
+            "key": key,
+            "index": table_index(key),
+            "benchmarks": interval_benchmarks(key),
+            "kinds": {b: INTERVAL_KINDS[b] for b in interval_benchmarks(key)},
+            "files": table_interval_files(key),
+        }
+        for key in INTERVAL_TABLES
+    ]
 
 
 def cell_interval_files(key):

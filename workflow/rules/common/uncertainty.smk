@@ -14,9 +14,10 @@ def uncertainty_models(benchmark):
     return list(MODELS) + blind
 
 
-def blind_source(wildcards):
-    """A blind baseline's input: the training captions, or a captioner's text prior."""
+def blind_sources(wildcards):
+    """A blind baseline's inputs: the training captions, or a captioner's text prior of
+    each blind benchmark (in `BLIND_BENCHMARKS` order)."""
     if wildcards.blind == "blind_ngram":
-        return f"results/data/{BLIND['dataset']}/captions.parquet"
+        return [f"results/data/{BLIND['dataset']}/captions.parquet"]
     model = wildcards.blind.removeprefix("blind_null_")
-    return f"results/priors/{model}/{wildcards.benchmark}.parquet"
+    return [f"results/priors/{model}/{b}.parquet" for b in BLIND_BENCHMARKS]
