@@ -90,10 +90,12 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
         "Hendriksen et al.": {"CLIP": "tiny_clip"}}
     cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
     # CLIP's embeddings, BLIP's log P(t|i) galleries and BLIP-2 FLAN-T5's choice pairs and
-    # priors in 3 shards (tests/test_shard_workflow.py: as one job's, byte for byte), and
-    # NegCLIP's fine-tuning in 2 segments
+    # priors in 3 shards (tests/test_shard_workflow.py: as one job's, byte for byte),
+    # NegCLIP's fine-tuning in 2 segments, and BiVLC's SDXL images in 2 shards (the paper
+    # scale's estimate asks for 8: each loads the pipeline, and 2 exercise the same path)
     cfg["shards"] = {"counts": {"embed": {"tiny_clip": 3}, "retrieval": {"blip_lm": 3},
-                                "pairs": {"blip2_t5": 3}, "train": {"negclip_coco": 2}}}
+                                "pairs": {"blip2_t5": 3}, "train": {"negclip_coco": 2},
+                                "generate": {"bivlc": 2}}}
     null = cfg["visualgptscore"]["null_images"]  # the benchmarks kept (EqBen, No-Tag are cut)
     null["n_by_benchmark"] = {b: n for b, n in null.get("n_by_benchmark", {}).items()
                               if b in cfg["benchmarks"]}

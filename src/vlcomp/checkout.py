@@ -4,7 +4,12 @@ beside a ``Snakefile``), else, for an installed package, the current folder."""
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Sequence
 from pathlib import Path
+
+# Options that send a Snakemake call's jobs to a cluster executor (SLURM)
+EXECUTOR_OPTIONS = ("--profile", "--executor", "-e", "--workflow-profile")
 
 
 def checkout() -> Path | None:
@@ -45,3 +50,17 @@ def resolve_workflow_options(args: argparse.Namespace, config_option: str | None
         dest = config_option.lstrip("-").replace("-", "_")
         setattr(args, dest, getattr(args, dest) or workflow_file("config/config.yaml",
                                                                  config_option))
+
+
+def local_snakemake_env(snakefile: Path, options: Sequence[str] = ()) -> dict[str, str]:
+    """The environment of a Snakemake call that submits nothing to SLURM (a dry run, or a
+    run whose ``options`` name no profile or executor): the workflow's ``scripts/no_slurm``
+    first on PATH. Snakemake's SLURM plugin asks ``scontrol`` for a help text as every call
+    starts; where slurm-client is installed with no controller running, that waits 10 s."""
+    env = dict(os.environ)
+    shim = snakefile.resolve().parent / "scripts" / "no_slurm"
+    named = any(o == flag or o.startswith(flag + "=") for o in options
+                for flag in EXECUTOR_OPTIONS)
+    if shim.is_dir() and not named:
+        env["PATH"] = os.pathsep.join([str(shim), env.get("PATH", "")])
+    return env

@@ -9,12 +9,13 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-from PIL import Image
+
+if TYPE_CHECKING:  # imported where used: a job that only fetches or writes JSON skips them
+    import pandas as pd
+    from PIL import Image
 
 
 @contextmanager
@@ -99,6 +100,9 @@ class InputFileError(OSError):
 
 def read_parquet(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
     """Read a Parquet table; a truncated or corrupt file raises `InputFileError` naming it."""
+    import pandas as pd
+    import pyarrow as pa
+
     try:
         return pd.read_parquet(path, **kwargs)
     except (OSError, ValueError, pa.ArrowException) as err:
@@ -113,6 +117,8 @@ def read_parquet(path: str | os.PathLike, **kwargs: Any) -> pd.DataFrame:
 def open_rgb(path: str | os.PathLike) -> Image.Image:
     """Load an image fully as RGB; a truncated or corrupt file raises `InputFileError`
     naming it (PIL's own messages often do not)."""
+    from PIL import Image
+
     try:
         with Image.open(path) as img:
             return img.convert("RGB")

@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from vlcomp.checkout import add_workflow_options, workflow_file
+from vlcomp.checkout import add_workflow_options, local_snakemake_env, workflow_file
 from vlcomp.config import ConfigError, merge_config, read_config
 from vlcomp.evaluate.selection import (
     job_models,
@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
                str(args.snakefile.resolve()), "--directory", str(directory), "--cores",
                args.cores, *RERUN, *extra, "--configfile", str(path)]
     print("running: snakemake " + " ".join(command[3:]), flush=True)
-    code = subprocess.run(command, check=False).returncode
+    code = subprocess.run(command, check=False,
+                          env=local_snakemake_env(args.snakefile, extra)).returncode
     if code == 0:
         print("beside the published numbers: " + ", ".join(
             str(directory / BESIDE.format(m)) for m in new))

@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from vlcomp.checkout import add_workflow_options, resolve_workflow_options
+from vlcomp.checkout import add_workflow_options, local_snakemake_env, resolve_workflow_options
 from vlcomp.config import read_config
 from vlcomp.plan.costs import Cost, measured_costs, traced_costs
 from vlcomp.plan.dag import format_report_plan, report_plan
@@ -53,7 +53,7 @@ def dry_run(configfile: Path, snakefile: Path, directory: Path | None = None,
             [sys.executable, "-m", "snakemake", *targets, "-n", "-s", str(snakefile.resolve()),
              "--directory", str(directory or empty), "--configfile", str(configfile.resolve()),
              *extra],
-            capture_output=True, text=True, check=False)
+            capture_output=True, text=True, check=False, env=local_snakemake_env(snakefile))
     if done.returncode:
         said = (done.stdout + done.stderr).strip()
         raise SystemExit(f"the dry run of {configfile} failed:\n{said[-3000:]}")
