@@ -14,20 +14,19 @@ case " $* " in
     *) export PATH="$PWD/scripts/no_slurm:$PATH" ;;
 esac
 # user + system seconds of this shell's finished children (Snakemake and, through it, its
-# jobs): `times` run in this shell (not a subshell) into a file, its second line read
+# jobs): bash's `times`, run in this shell (a subshell would see none), second line
 stamp=$(mktemp)
 trap 'rm -f "$stamp"' EXIT
 children_cpu() {
-    times > "$stamp"
     tail -n 1 "$stamp" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } printf "%.1f", s }'
 }
-children_cpu > "$stamp.before"
+times > "$stamp"
+before=$(children_cpu)
 .venv/bin/snakemake --cores all "$@"
 mkdir -p logs
 .venv/bin/snakemake --report results/report.html "$@" > logs/report.log 2>&1
-children_cpu > "$stamp.after"
-cpu=$(awk -v a="$(cat "$stamp.after")" -v b="$(cat "$stamp.before")" 'BEGIN { printf "%.1f", a - b }')
-rm -f "$stamp.before" "$stamp.after"
+times > "$stamp"
+cpu=$(awk -v a="$(children_cpu)" -v b="$before" 'BEGIN { printf "%.1f", a - b }')
 echo
 .venv/bin/python -m vlcomp.report.terminal --results results --cpu-seconds "$cpu" \
-    --benchmarks benchmarks
+    --workdir .

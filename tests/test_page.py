@@ -159,16 +159,18 @@ def test_the_closing_lines_end_with_the_runs_cost(tmp_path):
     from vlcomp.report.terminal import cost_line
 
     head = "s\th:m:s\tmax_rss\tcpu_time\n"
-    (tmp_path / "train_clip" / "negclip").mkdir(parents=True)
+    bench = tmp_path / "benchmarks"
+    (bench / "train_clip" / "negclip").mkdir(parents=True)
     # a retried job: its file holds both attempts, the last one counts
-    (tmp_path / "train_clip" / "negclip" / "seed0.tsv").write_text(
+    (bench / "train_clip" / "negclip" / "seed0.tsv").write_text(
         head + "3.5\t0:00:03\t100\t3.0\n90.25\t0:01:30\t900\t170.0\n")
-    (tmp_path / "summary.tsv").write_text(head + "0.75\t0:00:00\t50\t0.5\n")
-    (tmp_path / "empty.tsv").write_text(head)
+    (bench / "summary.tsv").write_text(head + "0.75\t0:00:00\t50\t0.5\n")
+    (bench / "empty.tsv").write_text(head)
     line = cost_line(2231.4, tmp_path)
     assert line == (f"Cost: 2,231 CPU-seconds (user + system of Snakemake and its jobs), "
-                    f"91 job-seconds in 2 jobs ({tmp_path}/**/*.tsv)")
+                    f"91 job-seconds in 2 jobs ({bench}/)")
     assert cost_line(None, tmp_path).startswith("Cost: 91 job-seconds in 2 jobs")
+    assert cost_line(None, tmp_path / "none").startswith("Cost: 0 job-seconds in 0 jobs")
     claims, _ = claims_frames(n_fail=40)
     lines = terminal_summary(claims, Path("results"), cost=line)
     assert len(lines) == 30 and lines[-1] == line

@@ -4,13 +4,12 @@ page, the report and the tables are, and what the run cost (its CPU-seconds, as 
 measured them, and its jobs' seconds from their ``benchmark:`` files).
 
     python -m vlcomp.report.terminal [--results results] [--lines 30]
-        [--cpu-seconds S] [--benchmarks benchmarks]
+        [--cpu-seconds S] [--workdir .]
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -52,24 +51,20 @@ def count_lines(claims: pd.DataFrame) -> list[str]:
     return lines
 
 
-def job_seconds(benchmarks: Path) -> tuple[int, float]:
-    """(jobs, seconds) summed over the ``benchmark:`` files under ``benchmarks`` (each job's
-    last attempt: the file's last row)."""
-    jobs, seconds = 0, 0.0
-    for path in sorted(benchmarks.glob("**/*.tsv")):
-        with path.open(newline="") as handle:
-            rows = list(csv.DictReader(handle, delimiter="\t"))
-        if rows and rows[-1].get("s") not in (None, "", "NA"):
-            jobs, seconds = jobs + 1, seconds + float(rows[-1]["s"])
-    return jobs, seconds
+def cost_line(cpu_seconds: float | None, workdir: Path) -> str:
+    """``Cost: N CPU-seconds …, M job-seconds in J jobs`` from the run in ``workdir`` (its
+    ``benchmarks/`` files, `vlcomp.bench.e2e.read_benchmarks`; the CPU part where
+    measured)."""
+    from vlcomp.bench.e2e import read_benchmarks
 
-
-def cost_line(cpu_seconds: float | None, benchmarks: Path) -> str:
-    """``Cost: N CPU-seconds …, M job-seconds in J jobs`` (the CPU part where measured)."""
-    jobs, seconds = job_seconds(benchmarks)
+    try:
+        jobs = read_benchmarks(workdir)
+    except ValueError:  # no benchmark files yet
+        jobs = pd.DataFrame({"s": []})
     cpu = (f"{cpu_seconds:,.0f} CPU-seconds (user + system of Snakemake and its jobs), "
            if cpu_seconds is not None else "")
-    return f"Cost: {cpu}{seconds:,.0f} job-seconds in {jobs} jobs ({benchmarks}/**/*.tsv)"
+    return (f"Cost: {cpu}{jobs.s.sum():,.0f} job-seconds in {len(jobs)} jobs "
+            f"({workdir / 'benchmarks'}/)")
 
 
 def terminal_summary(claims: pd.DataFrame, results: Path, max_lines: int = 30,
@@ -99,13 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lines", type=int, default=30)
     parser.add_argument("--cpu-seconds", type=float, default=None,
                         help="the run's user + system CPU-seconds, as measured by the caller")
-    parser.add_argument("--benchmarks", type=Path, default=None,
-                        help="the folder of the rules' benchmark: files; with it, the closing "
-                             "lines end with the run's cost")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="the run's folder (its benchmarks/); with it, the closing lines "
+                             "end with the run's cost")
     args = parser.parse_args(argv)
     claims = read_claims(args.results / "claims.csv")
-    cost = (cost_line(args.cpu_seconds, args.benchmarks) if args.benchmarks is not None
-            else None)
+    cost = cost_line(args.cpu_seconds, args.workdir) if args.workdir is not None else None
     print("\n".join(terminal_summary(claims, args.results, args.lines, cost)))
     return 0
 
