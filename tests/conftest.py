@@ -83,9 +83,21 @@ class SessionRuns:
                                              str(TINY), cwd=work), work, timeout=1800)
 
     def _start_cut_run(self):
-        from .workflow_runs import snakemake_command, start
+        """Killed in pretraining's first epoch, then rerun to the end (tests.killed_run)."""
+        import sys
+
+        from .workflow_runs import start
 
         work = self.factory.mktemp("cut-local")
+        observed = work.with_name(work.name + ".killed.json")
+        return work, observed, start([sys.executable, "-m", "tests.killed_run",
+                                      str(self.cut_config), str(work), str(observed)],
+                                     work, timeout=1200)
+
+    def _start_uninterrupted_cut_run(self):
+        from .workflow_runs import snakemake_command, start
+
+        work = self.factory.mktemp("cut-uninterrupted")
         return work, start(snakemake_command("--cores", "2", "--retries", "1", "--configfile",
                                              str(self.cut_config), cwd=work), work, timeout=900)
 
@@ -168,12 +180,35 @@ def tiny_run(started_runs: SessionRuns) -> Path:
 
 @pytest.fixture(scope="session")
 def cut_run(started_runs: SessionRuns) -> tuple[Path, float, str]:
-    """The cut config run locally, uninterrupted but for its flaky model's retry, once per
-    session: (folder, seconds, Snakemake's log)."""
-    work, run = started_runs.get("cut_run")
+    """The cut config run locally once per session, killed in pretraining and rerun to the
+    end (tests.killed_run; its flaky model's retry happens in the rerun): (folder, seconds of
+    both, the completing rerun's Snakemake log)."""
+    work, _, run = started_runs.get("cut_run")
     result = run.wait()
     assert result.returncode == 0, result.stderr[-4000:]
     return work, run.seconds, result.stderr
+
+
+@pytest.fixture(scope="session")
+def cut_run_killed(cut_run, started_runs: SessionRuns) -> dict[str, object]:
+    """What `cut_run` showed between its kill and its completing rerun (tests.killed_run)."""
+    import json
+
+    _, observed, _ = started_runs.get("cut_run")
+    return json.loads(observed.read_text())
+
+
+@pytest.fixture(scope="session")
+def uninterrupted_cut_run(request: pytest.FixtureRequest, started_runs: SessionRuns) -> Path:
+    """A run of the cut config that nothing interrupted (its folder): the SLURM run where
+    SLURM runs here, else a local run started for it."""
+    found = started_runs.get("slurm_run")
+    if not isinstance(found, str):
+        return request.getfixturevalue("slurm_run")[0]
+    work, run = started_runs.get("uninterrupted_cut_run")
+    result = run.wait()
+    assert result.returncode == 0, result.stderr[-4000:]
+    return work
 
 
 @pytest.fixture(scope="session")

@@ -3,24 +3,21 @@ a training job) completes on rerun with the same tables; a corrupt image or a tr
 Parquet input stops its rule with a message naming the file, and the rule's half-written
 outputs are removed, so nothing downstream can read them.
 
-All use the cut tiny config (tests.workflow_runs.cut_config) and compare with its
-uninterrupted local run (the session fixture `cut_run`).
+All use the cut tiny config (tests.workflow_runs.cut_config): the session's local run of
+it (the fixture `cut_run`) is the killed run, completed by its rerun (tests.killed_run), and
+compares with a run nothing interrupted (the SLURM run where SLURM runs here).
 """
 
 from __future__ import annotations
 
 import filecmp
-import os
 import re
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from .workflow_runs import REPO, SNAKEMAKE, run_env, snakemake
+from .workflow_runs import snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -65,59 +62,26 @@ def test_a_job_that_fails_once_is_retried(cut_run):
     pd.testing.assert_series_equal(aro.loc["CLIP"], aro.loc["CLIP (retried)"], check_names=False)
 
 
-def processes_with_open(path: Path) -> list[int]:
-    """Pids of processes holding `path` open (a job's log: its job_log)."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if any(os.readlink(fd) == str(path) for fd in (proc / "fd").iterdir()):
-                pids.append(int(proc.name))
-        except OSError:  # gone, or not ours to read
-            continue
-    return pids
-
-
-def test_a_killed_run_completes_on_rerun_with_the_same_tables(cut_run, cut_config_file,
-                                                              tmp_path):
-    reference, _, _ = cut_run
-    work = tmp_path
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(work),
-           "--cores", "2", "--retries", "1", "--configfile", str(cut_config_file)]
-    with open(tmp_path / "first.log", "w") as out:
-        run = subprocess.Popen(cmd, cwd=work, stdout=out, stderr=out, env=run_env(),
-                               start_new_session=True)
-    # wait until pretraining is in its first epoch (of two), then kill it and Snakemake
-    train_log = work / "logs" / "train" / "world_clip.log"
-    deadline, trainer = time.monotonic() + 600, []
-    while not trainer and time.monotonic() < deadline and run.poll() is None:
-        text = train_log.read_text() if train_log.exists() else ""
-        if "epoch 1/2" in text and "loss=" in text:
-            trainer = processes_with_open(train_log)
-        time.sleep(0.02)
-    assert trainer, "pretraining was never caught running:\n" + (
-        tmp_path / "first.log").read_text()[-3000:]
-    os.kill(run.pid, signal.SIGKILL)
-    for pid in trainer:
-        os.kill(pid, signal.SIGKILL)
-    os.killpg(run.pid, signal.SIGKILL)  # and whatever else it had running
-    run.wait()
+def test_a_killed_run_completes_on_rerun_with_the_same_tables(cut_run, cut_run_killed,
+                                                              uninterrupted_cut_run):
+    """The session's local run of the cut config (tests.killed_run): Snakemake and the
+    training job SIGKILLed in pretraining's first epoch; a plain rerun is refused (locked);
+    after --unlock, --rerun-incomplete completes without redoing finished work, and its
+    tables equal those of a run nothing interrupted."""
+    work, _, _ = cut_run
+    seen = cut_run_killed
+    assert seen["caught_training"], "pretraining was never caught running:\n" + Path(
+        seen["first_log"]).read_text()[-3000:]
+    assert not seen["checkpoint_after_kill"], "the killed training job had finished"
+    assert seen["refused_rc"] != 0 and "lock" in seen["refused_log"].lower(), \
+        seen["refused_log"]
+    assert seen["unlock_rc"] == 0, seen["unlock_log"]
+    assert seen["rerun_rc"] == 0
     checkpoint = work / "results" / "checkpoints" / "world_clip" / "model.pt"
-    assert not checkpoint.exists(), "the killed training job had finished"
-    world = work / "results" / "data" / "world" / "images.parquet"
-    world_mtime = world.stat().st_mtime_ns
-
-    refused = snakemake("--cores", "2", "--configfile", str(cut_config_file), cwd=work)
-    assert refused.returncode != 0 and "lock" in refused.stderr.lower(), refused.stderr[-2000:]
-    unlocked = snakemake("--unlock", "--configfile", str(cut_config_file), cwd=work)
-    assert unlocked.returncode == 0, unlocked.stderr[-2000:]
-    rerun = snakemake("--cores", "2", "--retries", "1", "--rerun-incomplete",
-                      "--configfile", str(cut_config_file), cwd=work)
-    assert rerun.returncode == 0, rerun.stderr[-4000:]
     assert checkpoint.exists()
-    assert world.stat().st_mtime_ns == world_mtime, "finished work was redone"
-    assert_same_tables(reference, work)
+    world = work / "results" / "data" / "world" / "images.parquet"
+    assert world.stat().st_mtime_ns == seen["world_mtime_ns"], "finished work was redone"
+    assert_same_tables(uninterrupted_cut_run, work)
 
 
 def corrupt(path: Path) -> None:
