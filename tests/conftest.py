@@ -72,15 +72,21 @@ class SessionRuns:
             raise found
         return found
 
-    def _start_tiny_run(self):
-        from .workflow_runs import TINY, snakemake_command, start
+    def _start_local(self, folder: str, config: Path, timeout: float):
+        """A local run of ``config`` in a new folder: (folder, started run)."""
+        from .workflow_runs import snakemake_command, start
 
-        work = self.factory.mktemp("tiny")
+        work = self.factory.mktemp(folder)
         # --retries 1 as the shipped profiles: a light job once died of SIGABRT at
         # interpreter exit ("terminate called without an active exception") after writing
         # its outputs, under a loaded machine
         return work, start(snakemake_command("--cores", "2", "--retries", "1", "--configfile",
-                                             str(TINY), cwd=work), work, timeout=1800)
+                                             str(config), cwd=work), work, timeout=timeout)
+
+    def _start_tiny_run(self):
+        from .workflow_runs import TINY
+
+        return self._start_local("tiny", TINY, timeout=1800)
 
     def _start_cut_run(self):
         """Killed in pretraining's first epoch, then rerun to the end (tests.killed_run)."""
@@ -95,11 +101,7 @@ class SessionRuns:
                                      work, timeout=1200)
 
     def _start_uninterrupted_cut_run(self):
-        from .workflow_runs import snakemake_command, start
-
-        work = self.factory.mktemp("cut-uninterrupted")
-        return work, start(snakemake_command("--cores", "2", "--retries", "1", "--configfile",
-                                             str(self.cut_config), cwd=work), work, timeout=900)
+        return self._start_local("cut-uninterrupted", self.cut_config, timeout=900)
 
     def _start_real_run(self):
         """Fetched from the mirror, then run as on a node without network: an empty,

@@ -45,8 +45,10 @@ def job_log(path: str | Path) -> Iterator[logging.Logger]:
 def in_snakemake_job(argv0: str | None = None) -> bool:
     """Whether this interpreter runs a rule's script as Snakemake runs it (its copy under
     ``.snakemake/scripts/``), not a test or a user's own call."""
-    path = Path(sys.argv[0] if argv0 is None and sys.argv else argv0 or "")
-    return path.parent.name == "scripts" and path.parent.parent.name == ".snakemake"
+    if argv0 is None:
+        argv0 = sys.argv[0] if sys.argv else ""
+    folder = Path(argv0).parent
+    return folder.name == "scripts" and folder.parent.name == ".snakemake"
 
 
 def _close_rank(kind: type) -> int:

@@ -4,8 +4,8 @@ every job's script) records its own user + system seconds as it exits.
     python -m vlcomp.bench.process_cpu [--out FILE.tsv] [--top N] -- COMMAND ...
 
 A ``sitecustomize`` put first on ``PYTHONPATH`` (a temporary folder; the command and its
-children inherit it) appends one line per exiting interpreter: pid, name, its own CPU seconds,
-its waited-for children's, wall seconds. Names are script file names, Snakemake's copies of a
+children inherit it) appends one line per exiting interpreter: pid, name, its own CPU
+seconds. Names are script file names, Snakemake's copies of a
 rule's script (``tmpab12cd.train_clip.py``) read as the script (``train_clip.py``), and the
 Snakemake process itself as ``snakemake``. The summary, per name: processes, CPU seconds, their
 mean, and the share of the command's CPU (user + system of the command and everything it
@@ -31,22 +31,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SITECUSTOMIZE = '''\
-import atexit, os, resource, sys, time
-
-_started = time.time()
+import atexit, os, resource, sys
 
 
 def _vlcomp_process_cpu():
     own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     path = sys.argv[0] if sys.argv and sys.argv[0] else "-c"
     name = os.path.basename(path)
     if name == "__main__.py":  # python -m package: the package's name
         name = os.path.basename(os.path.dirname(path))
     try:
         with open(os.environ["VLCOMP_PROCESS_CPU"], "a") as out:
-            out.write(f"{os.getpid()}\\t{name}\\t{own.ru_utime + own.ru_stime:.3f}\\t"
-                      f"{kids.ru_utime + kids.ru_stime:.3f}\\t{time.time() - _started:.3f}\\n")
+            out.write(f"{os.getpid()}\\t{name}\\t{own.ru_utime + own.ru_stime:.3f}\\n")
     except OSError:
         pass
 
@@ -59,12 +55,11 @@ SNAKEMAKE_SCRIPT = re.compile(r"^tmp[^.]+\.(.+)$")  # Snakemake's copy of a rule
 
 @dataclass(frozen=True)
 class ProcessCpu:
-    """One exited interpreter: its name, own CPU seconds and wall seconds."""
+    """One exited interpreter: its pid, name and own CPU seconds."""
 
     pid: int
     name: str
     cpu_s: float
-    wall_s: float
 
 
 def process_name(recorded: str) -> str:
@@ -80,10 +75,10 @@ def read_records(path: Path) -> list[ProcessCpu]:
     out = []
     for n, line in enumerate(path.read_text().splitlines(), 1):
         fields = line.split("\t")
-        if len(fields) != 5:
-            raise ValueError(f"{path}:{n}: expected 5 tab-separated fields, got {line!r}")
-        pid, name, own, _, wall = fields
-        out.append(ProcessCpu(int(pid), process_name(name), float(own), float(wall)))
+        if len(fields) != 3:
+            raise ValueError(f"{path}:{n}: expected 3 tab-separated fields, got {line!r}")
+        pid, name, own = fields
+        out.append(ProcessCpu(int(pid), process_name(name), float(own)))
     return out
 
 
