@@ -7,9 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from vlcomp.config_defaults import section
+from vlcomp.yaml_text import safe_load
 
 
 class ConfigError(ValueError):
@@ -45,7 +44,7 @@ def resolve_extends(config: dict[str, Any], folders: Sequence[str | Path] = (),
                           f"{', '.join(str(c) for c in candidates)})")
     if found in seen:
         raise ConfigError(f"config.extends: {found} extends itself")
-    base = yaml.safe_load(found.read_text()) or {}
+    base = safe_load(found.read_text()) or {}
     base = resolve_extends(base, [found.parent, *folders], (*seen, found))
     return merge_config(base, {k: v for k, v in config.items() if k != "extends"})
 
@@ -54,7 +53,7 @@ def read_config(configfile: str | Path, snakefile: str | Path) -> dict[str, Any]
     """A configuration file made whole as the Snakefile reads it: ``extends:`` looked up
     beside the file, then in the workflow's ``config/`` (beside ``snakefile``)."""
     configfile = Path(configfile)
-    return resolve_extends(yaml.safe_load(configfile.read_text()),
+    return resolve_extends(safe_load(configfile.read_text()),
                            [configfile.parent, Path(snakefile).resolve().parent / "config"])
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from vlcomp.benchmarks.classification_plan import check_classification
 from vlcomp.config import (
@@ -24,6 +23,7 @@ from vlcomp.config import (
     released_rows,
     text_priors,
 )
+from vlcomp.config_defaults import load_schema
 from vlcomp.report.paper_models import check_paper_models
 
 
@@ -34,7 +34,7 @@ def _key_path(error: jsonschema.ValidationError) -> str:
 
 def validate_config(config: dict[str, Any], schema_path: str | Path) -> None:
     """Raise ConfigError listing every problem as ``config.a.b: message``."""
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = load_schema(Path(schema_path).resolve())
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     if errors:

@@ -9,14 +9,14 @@ import functools
 from pathlib import Path
 from typing import Any
 
-import yaml
+from vlcomp.yaml_text import safe_load
 
 SCHEMA = Path(__file__).resolve().with_name("schema.yaml")
 
 
 @functools.cache
 def load_schema(path: Path = SCHEMA) -> dict[str, Any]:
-    return yaml.safe_load(Path(path).read_text())
+    return safe_load(Path(path).read_text())
 
 
 def resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from vlcomp.report.paper_models import registry
 from vlcomp.report.run_numbers import SOURCES, Operand
+from vlcomp.yaml_text import safe_load
 
 TESTS = ("greater", "less", "within", "not_below", "not_above")
 QUANTIFIERS = ("all", "most")
@@ -286,7 +285,7 @@ def parse_claims(records: Sequence[Mapping[str, Any]]) -> list[Claim]:
 def load_claims() -> tuple[Claim, ...]:
     """The shipped ``claims.yaml``, parsed and checked."""
     text = resources.files("vlcomp.report").joinpath("claims.yaml").read_text("utf-8")
-    return tuple(parse_claims(yaml.safe_load(text)))
+    return tuple(parse_claims(safe_load(text)))
 
 
 def _resolve_side(op: Operand, key: str, labels: Mapping[str, Sequence[str]]

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from vlcomp.config import ConfigError
+from vlcomp.yaml_text import safe_load
 
 BLIND_PRIOR = "Blind: P(t|null) of {label}"  # the blind baselines' labels (rule blind_scores)
 
@@ -42,7 +41,7 @@ def registry() -> dict[str, dict[str, PaperModel]]:
     """``paper_models.yaml``: paper → its models by name."""
     text = resources.files("vlcomp.report").joinpath("paper_models.yaml").read_text("utf-8")
     out: dict[str, dict[str, PaperModel]] = {}
-    for paper, models in yaml.safe_load(text).items():
+    for paper, models in safe_load(text).items():
         out[paper] = {name: PaperModel(paper, name, **spec) for name, spec in models.items()}
         for model in out[paper].values():
             if model.blind_of and model.blind_of not in out[paper]:

@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from vlcomp.report.intervals import CHANCE_ROWS  # a record's exact chance level
+from vlcomp.yaml_text import safe_load
 
 COLUMNS = ["row", "ours", "column", "published", "reproduced", "difference", "source", "note"]
 # A world run faces the papers by direction (`side_by_side(directions=True)`): each number's
@@ -90,7 +90,7 @@ def load_published(
 def _records() -> tuple[dict[str, Any], ...]:
     """``published.yaml`` parsed once (libyaml's safe loader where installed)."""
     text = resources.files("vlcomp.report").joinpath("published.yaml").read_text("utf-8")
-    return tuple(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+    return tuple(safe_load(text))
 
 
 def published_tables() -> list[tuple[str, str]]:
