@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,14 @@ def world_dir(tmp_path_factory: pytest.TempPathFactory, world_cfg: WorldConfig) 
 
 # The session's workflow runs are processes that their fixtures wait for. The SLURM run starts
 # in the background when the first test starts (`started_runs`): it mostly waits on status
-# checks (most of its ~3 minutes), so it overlaps the unit tests almost for free (the whole
-# suite: 755 -> 630 s on 2 cores). The local runs keep ~1.5 cores busy each: started together
-# as well, they and the unit tests oversubscribed the cores (848 s; 755 s with passive OpenMP
-# waits), so each starts when a test first needs it.
+# checks, so it overlaps the unit tests almost for free. The local runs (`AHEAD`) start one at
+# a time, in the order the session's tests first need them: each when a test first needs it
+# or, ahead of need, at a test's start when no other local run is going (`SessionRuns.advance`).
+# Started all at once they oversubscribed the 2 cores (the suite 755 -> 848 s on a fast host);
+# alone, each kept the cores ~1.8 busy while the unit tests between them kept ~1.0 busy (the
+# suite averaged 1.63 of 2 cores on the slow AMD host): one run beside the unit tests fills them.
 EARLY_RUNS = ("slurm_run",)
+AHEAD = ("cut_run", "cpu_check", "real_run", "tiny_run")
 SLURM_TIMEOUT_S = 900  # SIGINT after this (the plugin can wait forever on an unknown status)
 
 
@@ -50,8 +54,10 @@ def cut_config_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 class SessionRuns:
     """The session's background runs, started on request (`get`), stopped at its end."""
 
-    def __init__(self, factory: pytest.TempPathFactory, cut_config: Path) -> None:
+    def __init__(self, factory: pytest.TempPathFactory, cut_config: Path,
+                 ahead: Sequence[str] = ()) -> None:
         self.factory, self.cut_config = factory, cut_config
+        self.ahead = tuple(ahead)  # local runs to start ahead of need, in this order
         self.runs: dict[str, object] = {}
         self.slurm_state: Path | None = None
 
@@ -63,6 +69,21 @@ class SessionRuns:
                 self.runs[name] = getattr(self, f"_start_{name}")()
             except Exception as error:
                 self.runs[name] = error
+
+    def advance(self) -> None:
+        """Start the next of `ahead` not yet started, unless a local run is going."""
+        if any(self._going(name) for name in (*AHEAD, "uninterrupted_cut_run")):
+            return
+        following = next((n for n in self.ahead if n not in self.runs), None)
+        if following is not None:
+            self.start(following)
+
+    def _going(self, name: str) -> bool:
+        from .workflow_runs import StartedRun
+
+        found = self.runs.get(name)
+        return any(isinstance(part, StartedRun) and part.process.poll() is None
+                   for part in (found if isinstance(found, tuple) else ()))
 
     def get(self, name: str):
         """The started run of fixture `name` (started now if it was not)."""
@@ -102,6 +123,12 @@ class SessionRuns:
 
     def _start_uninterrupted_cut_run(self):
         return self._start_local("cut-uninterrupted", self.cut_config, timeout=900)
+
+    def _start_cpu_check(self):
+        from .gpu_check_run import start_cpu_check
+
+        folder = self.factory.mktemp("gpu_check")
+        return folder, start_cpu_check(folder)
 
     def _start_real_run(self):
         """Fetched from the mirror, then run as on a node without network: an empty,
@@ -162,13 +189,20 @@ def started_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
                  cut_config_file: Path):
     """Starts, before the first test, the early runs (`EARLY_RUNS`) the session's tests
     need; the others start when first needed."""
-    runs = SessionRuns(tmp_path_factory, cut_config_file)
-    wanted = {n for item in request.session.items for n in getattr(item, "fixturenames", ())}
+    needed = [n for item in request.session.items for n in getattr(item, "fixturenames", ())]
+    runs = SessionRuns(tmp_path_factory, cut_config_file,
+                       ahead=sorted(set(needed) & set(AHEAD), key=needed.index))
     for name in EARLY_RUNS:
-        if name in wanted:
+        if name in needed:
             runs.start(name)
     yield runs
     runs.stop()
+
+
+@pytest.fixture(autouse=True)
+def runs_ahead(started_runs: SessionRuns) -> None:
+    """At each test's start, the next local run the session needs, if none is going."""
+    started_runs.advance()
 
 
 @pytest.fixture(scope="session")

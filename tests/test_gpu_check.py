@@ -4,11 +4,9 @@ device's outputs fail."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -19,43 +17,21 @@ from vlcomp.bench.gpu_items import choice_items
 from vlcomp.bench.gpu_scoring import compare_stage
 
 from .conftest import REPO
+from .gpu_check_run import cpu_check_result
 
-# not on the GPU image (scripts/gpu_check.sh's header): gpu_check must never import them
-ABSENT = ("snakemake", "spacy", "nltk", "gensim", "faiss", "diffusers", "datasets", "jsonschema")
 EXPECTED = {("embed", "openai_clip"), ("embed", "blip_itm"), ("pairs", "blip_itm"),
             ("generative", "blip_caption"), ("pairs", "blip2_itm"), ("pairs", "blip2_vitl_itm"),
             ("generative", "blip2_flan_t5"), ("embed", "xvlm"), ("pairs", "xvlm"),
             ("embed", "flava"), ("pairs", "flava"), ("train", "openai_clip"),
             ("train_resume", "openai_clip"), ("probe", "linear_probe")}
-SITECUSTOMIZE = textwrap.dedent("""\
-    import atexit, json, os, sys
-
-    def _report():
-        absent = os.environ["GPU_CHECK_ABSENT"].split(",")
-        found = sorted(m for m in sys.modules if m.split(".")[0] in absent)
-        with open(os.environ["GPU_CHECK_IMPORTS"], "w") as fh:
-            json.dump(found, fh)
-
-    atexit.register(_report)
-    """)
 
 
 @pytest.fixture(scope="module")
-def cpu_check(tmp_path_factory):
-    """The check run by the script on the CPU: (return code, output, JSON, forbidden modules
-    imported)."""
-    folder = tmp_path_factory.mktemp("gpu_check")
-    (folder / "site").mkdir()
-    (folder / "site" / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    env = {**os.environ, "PYTHONPATH": str(folder / "site"), "GPU_CHECK_ABSENT": ",".join(ABSENT),
-           "GPU_CHECK_IMPORTS": str(folder / "imports.json")}
-    out = folder / "gpu_check.json"
-    done = subprocess.run(["bash", str(REPO / "scripts" / "gpu_check.sh"), "--device", "cpu",
-                           "--out", str(out)], capture_output=True, text=True, env=env,
-                          cwd=folder, timeout=900, check=False)
-    report = json.loads(out.read_text()) if out.is_file() else None
-    imports = json.loads((folder / "imports.json").read_text())
-    return done.returncode, done.stdout + done.stderr, report, imports
+def cpu_check(started_runs):
+    """The check run by the script on the CPU, started ahead of need (tests/conftest.py):
+    (return code, output, JSON, forbidden modules imported)."""
+    folder, run = started_runs.get("cpu_check")
+    return cpu_check_result(folder, run)
 
 
 def test_every_stage_runs_and_passes_on_the_cpu(cpu_check):
