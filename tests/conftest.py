@@ -72,18 +72,21 @@ class SessionRuns:
 
     def advance(self) -> None:
         """Start the next of `ahead` not yet started, unless a local run is going."""
-        if any(self._going(name) for name in (*AHEAD, "uninterrupted_cut_run")):
+        if any(run.process.poll() is None for name in self.runs if name not in EARLY_RUNS
+               for run in self._processes(name)):
             return
         following = next((n for n in self.ahead if n not in self.runs), None)
         if following is not None:
             self.start(following)
 
-    def _going(self, name: str) -> bool:
+    def _processes(self, name: str) -> list:
+        """The `StartedRun`s of run `name` (none if it failed to start or is a reason to
+        skip)."""
         from .workflow_runs import StartedRun
 
         found = self.runs.get(name)
-        return any(isinstance(part, StartedRun) and part.process.poll() is None
-                   for part in (found if isinstance(found, tuple) else ()))
+        return [part for part in (found if isinstance(found, tuple) else ())
+                if isinstance(part, StartedRun)]
 
     def get(self, name: str):
         """The started run of fixture `name` (started now if it was not)."""
@@ -173,12 +176,11 @@ class SessionRuns:
     def stop(self) -> None:
         import subprocess
 
-        from .workflow_runs import SLURM_STOP, StartedRun
+        from .workflow_runs import SLURM_STOP
 
-        for found in self.runs.values():
-            for part in found if isinstance(found, tuple) else ():
-                if isinstance(part, StartedRun):
-                    part.stop()
+        for name in self.runs:
+            for run in self._processes(name):
+                run.stop()
         if self.slurm_state is not None:
             subprocess.run(["bash", str(SLURM_STOP), str(self.slurm_state)], check=False,
                            timeout=60)
@@ -188,7 +190,7 @@ class SessionRuns:
 def started_runs(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
                  cut_config_file: Path):
     """Starts, before the first test, the early runs (`EARLY_RUNS`) the session's tests
-    need; the others start when first needed."""
+    need; the local ones (`AHEAD`) start when first needed or ahead of need (`runs_ahead`)."""
     needed = [n for item in request.session.items for n in getattr(item, "fixturenames", ())]
     runs = SessionRuns(tmp_path_factory, cut_config_file,
                        ahead=sorted(set(needed) & set(AHEAD), key=needed.index))
