@@ -88,7 +88,9 @@ def paper_like_config(mirrors: dict[str, str], models: dict[str, dict], sdxl: di
                            "BLIP2-FlanT5 VisualGPTScore": "blip2_t5",
                            "BLIP2-QFormer ITMScore": "blip2_vitl_itm"},
         "Hendriksen et al.": {"CLIP": "tiny_clip"}}
-    cfg["embed"] = {"batch_size": 16, "pair_batch_size": 8}
+    # 16 images a pass, so the 3 embedding shards each get whole batches of the few images;
+    # pairs a pass as shipped (auto: the CPU batch here); no loader workers on 2 cores
+    cfg["embed"] = {**cfg["embed"], "batch_size": 16, "vision_batch": 16, "workers": 0}
     # CLIP's embeddings, BLIP's log P(t|i) galleries and BLIP-2 FLAN-T5's choice pairs and
     # priors in 3 shards (tests/test_shard_workflow.py: as one job's, byte for byte),
     # NegCLIP's fine-tuning in 2 segments, and BiVLC's SDXL images in 2 shards (the paper

@@ -319,7 +319,7 @@ def test_section_defaults_are_the_schemas():
                                            "method": "percentile"}
     assert section({"visualgptscore": {"null_images": {"n": 3}}},
                    "visualgptscore.null_images")["n"] == 3
-    assert defaults("embed") == {"batch_size": 256, "pair_batch_size": 64,
+    assert defaults("embed") == {"batch_size": 256, "pair_batch_size": 64, "vision_batch": None,
                                  "text_batch_size": 32, "workers": 0}
     assert schema_node("visualgptscore.null_images.seed")["type"] == "integer"  # $ref followed
     with pytest.raises(KeyError, match="no key 'nul_images'"):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from vlcomp.bench import gpu_compare as gc
-from vlcomp.bench.gpu_check import paper_batches, settings_for
+from vlcomp.bench.gpu_check import batch_setting, paper_batches, settings_for
 from vlcomp.bench.gpu_items import choice_items
 from vlcomp.bench.gpu_scoring import compare_stage
 
@@ -177,13 +177,17 @@ def test_training_comparison_fails_on_a_different_update_or_loss():
 
 def test_batch_sizes_come_from_the_paper_config():
     embed, pair, train = paper_batches(REPO / "config" / "paper.yaml")
-    assert (embed, pair) == (256, 128)
+    assert (embed, pair) == ("auto", "auto")  # sized on the device as the jobs size them
     assert train == {"clip": 400, "negclip": 256, "trohn_text": 200, "trohn_img": 200}
     gpu = settings_for("cuda", quick=False)
-    assert (gpu.embed_batch, gpu.pair_batch, gpu.train_batches["negclip"]) == (256, 128, 256)
+    assert (gpu.embed_batch, gpu.pair_batch, gpu.train_batches["negclip"]) == ("auto", "auto",
+                                                                               256)
     assert gpu.full_depth == ("blip_itm", "blip_caption", "xvlm", "flava")
     cpu = settings_for("cpu", quick=False)
     assert cpu.quick and cpu.full_depth == () and cpu.embed_batch < 256
+    with pytest.raises(ValueError, match=r"embed\.batch_size: 'big' is neither"):
+        batch_setting({"batch_size": "big"}, "batch_size", 256)
+    assert batch_setting({}, "pair_batch_size", 128) == 128
 
 
 def test_xvlm_original_names_round_trip_through_the_loader():

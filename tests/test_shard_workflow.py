@@ -91,6 +91,7 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
     byte."""
     from vlcomp.config import expand_models
     from vlcomp.io import write_npz
+    from vlcomp.models.auto_batch import job_batch, vision_batch
     from vlcomp.models.registry import build_scorer
     from vlcomp.score.pair_jobs import read_galleries
     from vlcomp.score.retrieval_files import retrieval_arrays
@@ -112,10 +113,10 @@ def test_sharded_retrieval_galleries_equal_one_shards_on_the_real_format_run(rea
         results / "data" / "coco" / "captions.parquet", spec["queries"],
         config["visualgptscore"].get("retrieval", {}).get("images"))
     scorer = build_scorer("blip_lm", expand_models(config)["blip_lm"], "cpu")
+    pairs = job_batch(scorer, config["embed"]["pair_batch_size"], "pairs", "cpu")
     with torch_threads(model_threads(config)):
-        whole = score_retrieval_shard(scorer, galleries, "0-of-1",
-                                      batch_size=config["embed"]["pair_batch_size"],
-                                      image_batch=config["embed"]["batch_size"])
+        whole = score_retrieval_shard(scorer, galleries, "0-of-1", batch_size=pairs,
+                                      image_batch=vision_batch(config["embed"]))
     write_npz(retrieval_arrays(galleries, {s: whole[s] for s in ("test", "val")}),
               work / "one_shard.npz")
     joined = results / "scores" / "blip_lm" / "coco_retrieval.npz"

@@ -89,6 +89,7 @@ from vlcomp.report.visualgptscore_appendix import (  # noqa: E402
 )
 from vlcomp.data.hub_job import download_spec, run_download, take_token  # noqa: E402
 from vlcomp.model_files import missing_own_files, named_files  # noqa: E402
+from vlcomp.models.auto_batch import vision_batch  # noqa: E402
 from vlcomp.text.spacy_models import spacy_model_problem  # noqa: E402
 from vlcomp.pins import (  # noqa: E402
     config_pins,
@@ -181,6 +182,8 @@ MODEL_THREADS = model_threads(config)
 # job started first would leave a core idle while the training job waits for both.
 TRAIN_PRIORITY = 10
 EMBED = config_section(config, "embed")
+# pictures per vision pass of a pair scorer, and per chunk its shards split at (never auto)
+VISION_BATCH = vision_batch(EMBED)
 # Caption datasets: the synthetic world (when configured) and the real ones (config.datasets)
 DATASETS = {
     name: config.get("datasets", {}).get(name, {"source": "world"})

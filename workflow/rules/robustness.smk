@@ -211,7 +211,7 @@ rule robustness_rerank_shard:
         entry=lambda wc: model_entry(wc.model),
         kind=lambda wc: MODEL_ENTRIES[wc.model]["pair_score"],
         batch_size=EMBED["pair_batch_size"],
-        image_batch=EMBED["batch_size"],
+        image_batch=VISION_BATCH,
         threads=MODEL_THREADS,
         device=config["compute"]["device"],
         autocast=model_precision("pairs"),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vlcomp.io import read_parquet
 from vlcomp.jobs import job_log
+from vlcomp.models.auto_batch import job_batch
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_image_sets, embed_text_sets, save_embeddings
@@ -18,8 +19,8 @@ from vlcomp.score.embeddings import embed_image_sets, embed_text_sets, save_embe
 with job_log(snakemake.log[0]) as log:
     p = snakemake.params
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
+    batch_size = job_batch(scorer, p.batch_size, "images", p.device, say=log.info)
     passes = count_vision_passes(scorer)
-    batch_size = snakemake.params.batch_size
     tables = [read_parquet(source) for source in snakemake.input.imagesets]
     arrays, n_distinct = embed_image_sets(scorer, tables, batch_size=batch_size,
                                           workers=snakemake.params.workers)

@@ -16,6 +16,7 @@ from vlcomp.generate.filters import (
 from vlcomp.generate.world_backend import scene_from_meta
 from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
+from vlcomp.models.auto_batch import job_batch
 from vlcomp.torch_threads import set_torch_threads
 from vlcomp.world.config import WorldConfig
 from vlcomp.world.grammar import CaptionParser
@@ -41,12 +42,14 @@ with job_log(snakemake.log[0]) as log:
 
         set_torch_threads(snakemake.params.threads)
         scorer = build_scorer(options["model"], snakemake.params.entry, snakemake.params.device)
+        batch = job_batch(scorer, snakemake.params.batch_size, "images",
+                          snakemake.params.device, say=log.info)
         natural = read_parquet(snakemake.input.images)
         natural = natural[natural.image_id.isin({i[0] for i in items.image_ids})]
         images = pd.concat([natural[["image_id", "path"]], candidates[["image_id", "path"]]])
-        image_emb = embed_image_set(scorer, images, batch_size=snakemake.params.batch_size)
+        image_emb = embed_image_set(scorer, images, batch_size=batch)
         texts = texts_of(items)
-        text_emb = embed_texts(scorer, texts, batch_size=snakemake.params.batch_size)
+        text_emb = embed_texts(scorer, texts, batch_size=batch)
         embeddings = (dict(zip(images.image_id, image_emb, strict=True)),
                       dict(zip(texts, text_emb, strict=True)))
     candidates, decisions, report = filter_candidates(

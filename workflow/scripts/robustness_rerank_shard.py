@@ -5,6 +5,7 @@ from functools import cache
 
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
+from vlcomp.models.auto_batch import job_batch
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.pairs import image_index
@@ -40,10 +41,11 @@ with job_log(snakemake.log[0]) as log:
         if any(k.startswith(f"{gallery.name}.") for k in mine):
             sources |= condition_sources(gallery, refs_of)
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
+    batch = job_batch(scorer, p.batch_size, "pairs", p.device, say=log.info)
     passes = count_vision_passes(scorer)
     arrays = score_condition_block(
         scorer, mine, lambda key: (read_condition(inp.candidates, key), *sources[key]),
-        kind=p.kind, batch_size=p.batch_size, image_batch=p.image_batch, say=log.info)
+        kind=p.kind, batch_size=batch, image_batch=p.image_batch, say=log.info)
     write_npz(arrays, snakemake.output[0])
     log.info("shard %s: conditions %d:%d of %d (%s)", shard, block.start, block.stop,
              len(keys), p.kind)

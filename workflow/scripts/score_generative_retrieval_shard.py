@@ -4,6 +4,7 @@ loaded once; rule score_generative_retrieval_gather joins the shards."""
 
 from vlcomp.io import write_npz
 from vlcomp.jobs import job_log
+from vlcomp.models.auto_batch import job_batch
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.pair_jobs import read_galleries
@@ -15,9 +16,10 @@ with job_log(snakemake.log[0]) as log:
     galleries = read_galleries(inp.gallery, inp.queries, inp.test_images, inp.val_images,
                                inp.captions, p.queries, p.gallery_images)
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
+    batch = job_batch(scorer, p.batch_size, "pairs", p.device, say=log.info)
     passes = count_vision_passes(scorer)
     arrays = score_retrieval_shard(scorer, galleries, snakemake.wildcards.shard,
-                                   batch_size=p.batch_size, image_batch=p.image_batch)
+                                   batch_size=batch, image_batch=p.image_batch)
     write_npz(arrays, snakemake.output[0])
     log.info("shard %s: chunks %d:%d of %d; %s", snakemake.wildcards.shard,
              arrays["chunks_start"], arrays["chunks_stop"], arrays["chunks_total"],

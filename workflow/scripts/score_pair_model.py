@@ -22,6 +22,7 @@ from pathlib import Path
 
 from vlcomp.io import read_parquet, write_npz, write_parquet
 from vlcomp.jobs import job_log
+from vlcomp.models.auto_batch import job_batch
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.choice_job import (
@@ -46,6 +47,7 @@ def named(namespace, name):
 with job_log(snakemake.log[0]) as log:
     p, inp, out = snakemake.params, snakemake.input, snakemake.output
     scorer = job_scorer(snakemake.wildcards.model, p.entry, p.device, p.threads, p.autocast)
+    batch = job_batch(scorer, p.batch_size, "pairs", p.device, say=log.info)
     passes = count_vision_passes(scorer)
     choice = {name: read_parquet(path) for name, path in
               zip(p.choice, inp.benchmarks, strict=True)}
@@ -72,7 +74,7 @@ with job_log(snakemake.log[0]) as log:
     for table in embed_tables:
         for ref in table_refs(table):
             plan.embed(ref)
-    scored = score_plan(scorer, plan, batch_size=p.batch_size, image_batch=p.image_batch,
+    scored = score_plan(scorer, plan, batch_size=batch, image_batch=p.image_batch,
                         options=getattr(p, "pair_options", None))
     score_paths = dict(zip(p.choice, out.scores, strict=True))
     write_choice_scores(job, scored, score_paths)
@@ -81,7 +83,7 @@ with job_log(snakemake.log[0]) as log:
         write_npz(retrieval_arrays(g, {s: scored.matrix(g[s].refs, g[s].texts)
                                        for s in SPLITS}), path)
     if named(out, "priors"):
-        write_priors(job, p.null, score_null_prior(scorer, job, p.null, p.batch_size), scored,
+        write_priors(job, p.null, score_null_prior(scorer, job, p.null, batch), scored,
                      read_llm_priors(named(p, "llm"), named(inp, "llm_priors"), job.union),
                      out.priors, named(out, "prior_images")[0])
     if named(out, "images"):

@@ -7,6 +7,7 @@ import pandas as pd
 from vlcomp.io import read_parquet, write_json, write_parquet
 from vlcomp.jobs import job_log
 from vlcomp.metrics.detection import detection_scores, sugarcrepe_by_detection
+from vlcomp.models.auto_batch import job_batch
 from vlcomp.models.registry import build_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embeddings import embed_image_set, embed_texts, load_stacked_embeddings
@@ -25,9 +26,10 @@ def cached_embeddings(npys, wanted):
 with job_log(snakemake.log[0]) as log:
     set_torch_threads(snakemake.params.threads)
     opts = snakemake.params.options
-    batch = snakemake.params.batch_size
     scorer = build_scorer(snakemake.wildcards.model, snakemake.params.entry,
                           snakemake.params.device)
+    batch = job_batch(scorer, snakemake.params.batch_size, "images", snakemake.params.device,
+                      say=log.info)
     passes = count_vision_passes(scorer)
     inst = read_parquet(snakemake.input.instances)
     if opts.get("max_instances") and len(inst) > opts["max_instances"]:

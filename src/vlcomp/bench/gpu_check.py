@@ -29,8 +29,10 @@ JPEG files through it (``embed_image_files``, with the host's cores less two as 
 Each model's outputs at tf32, bf16 and fp16 are compared with the CPU's fp32
 (``<stage> @<precision>`` records: measured drift, not judged).
 
-Throughput is measured on the device at config/paper.yaml's batch sizes (``embed``: 256
-images / texts, 128 pairs; training: each objective's largest run batch, bf16 autocast),
+Throughput is measured on the device at config/paper.yaml's batch sizes (``embed``: images
+(and texts) and pairs per pass ``auto``, sized on the device as the jobs size them, rows
+``batch_by: auto`` (`vlcomp.models.auto_batch`); training: each objective's largest run
+batch, bf16 autocast),
 with peak GPU memory. On CUDA BLIP-base's ITM and captioner, X-VLM and FLAVA are also built
 and timed at full depth: `vlcomp.plan.measured` reads the base-scale rows. ``--quick``
 (always so on the CPU, where the device's outputs are their own reference) shrinks inputs,
@@ -73,8 +75,8 @@ class Settings:
     per_image: int = 4
     layers: int = 2
     compare_batch: int = 16
-    embed_batch: int = 256
-    pair_batch: int = 128
+    embed_batch: int | str = 256  # or "auto" (`vlcomp.models.auto_batch`)
+    pair_batch: int | str = 128
     repeats: int = 4
     train_batch: int = 8
     train_image_size: int = 224
@@ -88,7 +90,7 @@ class Settings:
     seed: int = 0
 
 
-def paper_batches(path: Path) -> tuple[int, int, dict[str, int]]:
+def paper_batches(path: Path) -> tuple[int | str, int | str, dict[str, int]]:
     """``embed.batch_size``, ``embed.pair_batch_size`` and each objective's largest run batch
     of a configuration file (defaults where it is missing)."""
     config = yaml.safe_load(path.read_text()) if path.is_file() else {}
@@ -99,7 +101,18 @@ def paper_batches(path: Path) -> tuple[int, int, dict[str, int]]:
         objective = run.get("objective", "clip")
         found[objective] = max(found.get(objective, 0), int(run.get("batch_size", 0)))
     train.update({k: v for k, v in found.items() if k in train and v})
-    return int(embed.get("batch_size", 256)), int(embed.get("pair_batch_size", 128)), train
+    return (batch_setting(embed, "batch_size", 256), batch_setting(embed, "pair_batch_size", 128),
+            train)
+
+
+def batch_setting(embed: dict[str, Any], key: str, default: int) -> int | str:
+    """``embed.<key>`` of a configuration: an integer, or ``auto`` (sized on the device as the
+    jobs size it, `vlcomp.models.auto_batch`)."""
+    from vlcomp.models.auto_batch import check_setting, is_auto
+
+    value = embed.get(key, default)
+    check_setting(value, f"embed.{key}")
+    return value if is_auto(value) else int(value)
 
 
 def settings_for(device: str, quick: bool, config: Path = PAPER_CONFIG) -> Settings:

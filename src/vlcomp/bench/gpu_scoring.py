@@ -366,6 +366,7 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
     """`throughput` rows of every stage of a loaded scorer (``rates``: ``embed_batch``,
     ``pair_batch``, ``repeats``) in each of `rate_precisions`, a failed measurement
     recorded as such."""
+    from vlcomp.models.auto_batch import is_auto, job_batch
     from vlcomp.models.precision import precision_context
 
     rows: list[dict[str, Any]] = []
@@ -383,10 +384,19 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
 
     for precision in rate_precisions(saved.entry, device):
         for stage in stages_of(scorer):
-            size = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
             row: dict[str, Any] = {"model": saved.name, "family": saved.entry["family"],
                                    "depth": saved.depth, "scale": saved.scale,
                                    "device": device, "stage": stage, "passed": True}
+            setting = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
+            size = setting
+            if is_auto(setting):  # sized as the jobs size it, at this precision
+                with guarded(row), precision_context(device, precision):
+                    size = job_batch(scorer, setting, "images" if stage == "embed" else "pairs",
+                                     device)
+                if "error" in row:
+                    rows.append({**row, "precision": precision, "batch_by": "auto"})
+                    continue
+                row["batch_by"] = "auto"
             files = rates.get("file_images", 0) if precision == "fp32" else 0
             found = timed_rows(row, precision, size, rates["repeats"], per_image, device,
                                files, rates.get("workers", 0))

@@ -37,13 +37,19 @@ def image_unit(scorer, batch_size: int) -> int:
 
 def embed_shard(scorer, image_tables: Sequence[pd.DataFrame],
                 text_tables: Sequence[pd.DataFrame], shard: str, batch_size: int = 256,
-                text_batch_size: int = 32, workers: int = 0) -> dict[str, np.ndarray]:
+                text_batch_size: int = 32, workers: int = 0,
+                unit_batch: int | None = None) -> dict[str, np.ndarray]:
     """The embeddings of one shard's block of the distinct images and of the distinct texts,
     with each block's bounds (``images_start``, ``images_stop``, ``images_total``, and the same
-    for texts)."""
+    for texts). Image blocks keep whole batches of ``unit_batch`` (default ``batch_size``):
+    every shard must cut the same blocks, so a batch sized at run time
+    (`vlcomp.models.auto_batch`) passes the largest it can be, which all the others divide."""
     rows, _ = distinct_images(image_tables) if image_tables else (pd.DataFrame(), [])
     texts, _ = distinct_texts(text_tables)
-    blocks = {"images": shard_block(len(rows), shard, image_unit(scorer, batch_size)),
+    unit = image_unit(scorer, batch_size if unit_batch is None else unit_batch)
+    if unit % image_unit(scorer, batch_size):
+        raise ValueError(f"blocks of {unit} images would split batches of {batch_size}")
+    blocks = {"images": shard_block(len(rows), shard, unit),
               "texts": shard_block(len(texts), shard,
                                    batching_unit(text_batch_size, TEXT_CHUNK))}
     out: dict[str, np.ndarray] = {}
