@@ -74,9 +74,13 @@ def test_on_cuda_each_probe_size_runs_once_and_the_budget_bounds_the_batch():
         run()
         return 100.0 + 3.0 * ran[-1]
 
+    def budget(device):
+        assert ran == [1], "the model is loaded (a first probe) before the budget is read"
+        return 1000.0
+
     choice = ab.resolve_batch("auto", "cuda:0", probe, key="embed.batch_size", peak=peak,
-                              budget=lambda device: 1000.0)
-    assert ran == list(ab.PROBE_SIZES)
+                              budget=budget)
+    assert ran == [1, *ab.PROBE_SIZES]
     assert choice.size == 256  # 100 + 3 * 256 = 868 <= 1,000 < 100 + 3 * 512
     assert "budget 1,000 MB" in choice.reason and "8: 124 MB" in choice.reason
 

@@ -1,19 +1,19 @@
-"""Batches sized to the device's memory: ``embed.batch_size: auto`` (images per forward
-pass of an embedding job) and ``embed.pair_batch_size: auto`` (image–text pairs per forward
-pass of a pair or captioner job).
+"""Batches sized to the device's memory: ``embed.batch_size: auto`` (images per forward pass of
+an embedding job) and ``embed.pair_batch_size: auto`` (image–text pairs per forward pass of a
+pair or captioner job).
 
 On the CPU ``auto`` is `CPU_BATCH` (the fastest batch on a 2-core CPU: larger ones spill the
 caches, ``python -m vlcomp.bench flops``). On CUDA the job measures its model: two probe
-batches (`PROBE_SIZES`) of blank pictures and long captions run through the stage's own
-method under the job's precision, and the peak memory each allocates above the loaded model
-gives a line (memory = fixed + per item × batch). The batch is the largest power of two, at
-most `MAX_BATCH`, whose memory on that line stays within `MEMORY_FRACTION` of the GPU's
-*total* memory less what the job already holds (the weights). The choice depends only on the
-model, its precision and the GPU's kind, not on what else runs on the card, so every job of
-one model on one kind of GPU picks the same batch; a different batch changes scores by float
-rounding only (tested per family). Shards of an embedding job with ``auto`` keep blocks of
-`MAX_BATCH` images (`vlcomp.score.embedding_shards`), which every power of two up to it
-divides, so each block still holds whole batches.
+batches (`PROBE_SIZES`) of blank pictures and long captions run through the stage's own method
+under the job's precision (after a pass of one item has loaded the model), and the peak memory
+each allocates above the loaded model gives a line (memory = fixed + per item × batch). The
+batch is the largest power of two, at most `MAX_BATCH`, whose memory on that line stays within
+`MEMORY_FRACTION` of the GPU's *total* memory less what the job already holds (the weights).
+The choice depends only on the model, its precision and the GPU's kind, not on what else runs
+on the card, so every job of one model on one kind of GPU picks the same batch; a different
+batch changes scores by float rounding only (tested per family). Shards of an embedding job
+with ``auto`` keep blocks of `MAX_BATCH` images (`vlcomp.score.embedding_shards`), which every
+power of two up to it divides, so each block still holds whole batches.
 """
 
 from __future__ import annotations
@@ -118,13 +118,15 @@ def resolve_batch(setting: int | str, device: str, probe: Callable[[int], Any], 
                   cap: int = MAX_BATCH) -> BatchChoice:
     """The batch a job runs: ``setting`` itself when an integer; for ``auto``, `CPU_BATCH`
     off CUDA, else the batch the probes' memory line allows (`fitted_batch`). ``probe(n)``
-    runs one forward pass of ``n`` items; ``peak`` and ``budget`` measure (injected in
-    tests)."""
+    runs one forward pass of ``n`` items; a first pass of one item loads what the scorer
+    loads lazily, so the budget (measured after it) leaves out the weights and the probes'
+    peaks hold only their batches. ``peak`` and ``budget`` measure (injected in tests)."""
     check_setting(setting, key)
     if not is_auto(setting):
         return BatchChoice(int(setting), "configured")
     if not str(device).startswith("cuda"):
         return BatchChoice(CPU_BATCH, f"{AUTO} on {device}: the CPU batch")
+    probe(1)  # weights a scorer loads lazily, and kernels' workspaces, before any measure
     available = budget(device)
     peaks = {n: peak(lambda n=n: probe(n), device) for n in PROBE_SIZES}
     size = fitted_batch(peaks, available, cap)
