@@ -388,8 +388,9 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
                                    "depth": saved.depth, "scale": saved.scale,
                                    "device": device, "stage": stage, "passed": True}
             setting = rates["embed_batch"] if stage == "embed" else rates["pair_batch"]
-            size = setting
-            if is_auto(setting):  # sized as the jobs size it, at this precision
+            size, repeats = setting, rates["repeats"]
+            if is_auto(setting):  # sized as the jobs size it, at this precision; like the
+                repeats = 1       # memory-sized rows, one batch after a warm one
                 with guarded(row), precision_context(device, precision):
                     size = job_batch(scorer, setting, "images" if stage == "embed" else "pairs",
                                      device)
@@ -398,7 +399,7 @@ def model_throughput(scorer: Any, saved: SavedModel, device: str, rates: dict[st
                     continue
                 row["batch_by"] = "auto"
             files = rates.get("file_images", 0) if precision == "fp32" else 0
-            found = timed_rows(row, precision, size, rates["repeats"], per_image, device,
+            found = timed_rows(row, precision, size, repeats, per_image, device,
                                files, rates.get("workers", 0))
             rows += found
             bigger = memory_batch(size, [m.get("peak_gpu_mb") for m in found], device,
