@@ -184,3 +184,20 @@ def test_the_tiny_runs_embedding_jobs_sized_their_batch_and_said_so(tiny_run):
     assert logs
     for log in logs:
         assert "embed.batch_size: 64 (auto on cpu: the CPU batch)" in log.read_text(), log
+
+
+def test_gpu_check_times_an_auto_batch_as_the_jobs_choose_it(blip_itm):
+    """With ``auto`` batches (config/paper.yaml) gpu_check's rates run at the batch
+    `job_batch` gives on the device (here the CPU's), one batch after a warm one."""
+    from types import SimpleNamespace
+
+    from vlcomp.bench.gpu_scoring import Workload, model_throughput
+
+    blip_itm._load()  # gpu_check scores with a model (loading it) before timing it
+    saved = SimpleNamespace(name="blip", entry={"family": "hf_blip_itm"}, depth=2, scale="base")
+    rates = {"embed_batch": "auto", "pair_batch": "auto", "repeats": 4}
+    rows = model_throughput(blip_itm, saved, "cpu", rates, Workload(0), per_image=4)
+    assert {r["stage"] for r in rows} == {"embed", "pairs"}
+    for row in rows:
+        assert row["passed"] and row["batch_by"] == "auto", row
+        assert row["batch_size"] == ab.CPU_BATCH and row["items"] == ab.CPU_BATCH, row
