@@ -177,15 +177,6 @@ def test_shards_of_an_auto_batch_cut_blocks_every_power_of_two_divides(world_sco
         assert image_unit(world_scorer, ab.MAX_BATCH) % image_unit(world_scorer, size) == 0
 
 
-def test_the_tiny_runs_embedding_jobs_sized_their_batch_and_said_so(tiny_run):
-    """tests/data/tiny_config.yaml asks for ``auto``: every embedding job ran the CPU batch
-    and its log says how it was found."""
-    logs = sorted((tiny_run / "logs" / "embed").glob("*.log"))
-    assert logs
-    for log in logs:
-        assert "embed.batch_size: 64 (auto on cpu: the CPU batch)" in log.read_text(), log
-
-
 def test_gpu_check_times_an_auto_batch_as_the_jobs_choose_it(blip_itm):
     """With ``auto`` batches (config/paper.yaml) gpu_check's rates run at the batch
     `job_batch` gives on the device (here the CPU's), one batch after a warm one."""

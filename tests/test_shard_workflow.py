@@ -256,3 +256,13 @@ def test_sharded_choice_pairs_equal_one_jobs_on_the_real_format_run(real_run, tm
     assert done.returncode == 0, done.stderr[-3000:]
     for path in outputs:
         assert (copy / path).read_bytes() == (work / path).read_bytes(), path
+
+
+def test_the_tiny_runs_embedding_jobs_sized_their_batch_and_said_so(tiny_run):
+    """tests/data/tiny_config.yaml asks for ``auto``: every embedding job ran the CPU batch
+    and its log says how it was found."""
+    logs = sorted((tiny_run / "logs" / "embed").glob("*.log"))
+    assert logs
+    for log in logs:
+        assert "embed.batch_size: 64 (auto on cpu: the CPU batch)" in log.read_text(), log
+
