@@ -174,7 +174,9 @@ def test_shards_of_an_auto_batch_cut_blocks_every_power_of_two_divides(world_sco
     from vlcomp.score.embedding_shards import image_unit
 
     for size in (1, 64, 512, ab.MAX_BATCH):
-        assert image_unit(world_scorer, ab.MAX_BATCH) % image_unit(world_scorer, size) == 0
+        unit = ab.block_batch("auto", size)
+        assert image_unit(world_scorer, unit) % image_unit(world_scorer, size) == 0
+    assert ab.block_batch(48, 48) == 48
 
 
 def test_gpu_check_times_an_auto_batch_as_the_jobs_choose_it(blip_itm):

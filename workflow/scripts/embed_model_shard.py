@@ -3,7 +3,7 @@ loaded once for the whole block); rule embed_model_gather joins the shards."""
 
 from vlcomp.io import read_parquet, write_npz
 from vlcomp.jobs import job_log
-from vlcomp.models.auto_batch import MAX_BATCH, is_auto, job_batch
+from vlcomp.models.auto_batch import block_batch, job_batch
 from vlcomp.models.precision import job_scorer
 from vlcomp.models.vision_count import count_vision_passes
 from vlcomp.score.embedding_shards import embed_shard
@@ -17,8 +17,7 @@ with job_log(snakemake.log[0]) as log:
         scorer, [read_parquet(s) for s in snakemake.input.imagesets],
         [read_parquet(t) for t in snakemake.input.texts], snakemake.wildcards.shard,
         batch_size=batch, text_batch_size=p.text_batch_size, workers=p.workers,
-        # an auto batch differs between GPU kinds: blocks of MAX_BATCH hold whole batches of any
-        unit_batch=MAX_BATCH if is_auto(p.batch_size) else batch,
+        unit_batch=block_batch(p.batch_size, batch),
     )
     write_npz(arrays, snakemake.output[0])
     for kind in ("images", "texts"):

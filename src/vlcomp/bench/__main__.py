@@ -71,12 +71,12 @@ def run_encodes(args) -> None:
 def run_flops(args) -> None:
     from vlcomp.bench.flops import encode_efficiency, sgemm_peak
     from vlcomp.bench.itc import random_vit_b32_parts
-    from vlcomp.models.auto_batch import CPU_BATCH, is_auto
+    from vlcomp.models.auto_batch import resolve_batch
     from vlcomp.models.world_clip import DEFAULT_WORLD_CLIP, build_world_clip
 
     config = _config(args)
-    setting = config.get("embed", {}).get("batch_size", 256)
-    default_batch = CPU_BATCH if is_auto(setting) else int(setting)  # what a CPU job runs
+    default_batch = resolve_batch(config.get("embed", {}).get("batch_size", 256), "cpu",
+                                  lambda n: None, key="embed.batch_size").size  # a CPU job's
     peak = sgemm_peak()
     print(f"sgemm peak at {torch.get_num_threads()} threads: {peak['peak_gflops']:.1f} "
           f"GFLOP/s {peak['gflops_by_size']}", flush=True)

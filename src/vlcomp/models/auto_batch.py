@@ -135,6 +135,13 @@ def resolve_batch(setting: int | str, device: str, probe: Callable[[int], Any], 
                              f"({MEMORY_FRACTION:.0%} of the GPU less the model)")
 
 
+def block_batch(setting: int | str, batch: int) -> int:
+    """The batch an embedding shard's block keeps whole: the job's own for an integer
+    setting; for ``auto`` `MAX_BATCH`, which every batch `auto` picks on any GPU divides, so
+    all shards of a job cut the same blocks."""
+    return MAX_BATCH if is_auto(setting) else batch
+
+
 def probe_pictures(n: int) -> list:
     """``n`` distinct blank pictures (distinct objects: scorers encode each object once)."""
     from PIL import Image
